@@ -1,0 +1,76 @@
+/* backend.h - the one interface every implementation provides.
+ *
+ * The driver owns data, timing, validation and output; a backend owns only
+ * its kernel.  Host tensors are filled by the driver and handed to
+ * prepare(), which keeps whatever copies it needs (device buffers,
+ * reordered layouts) untimed.  run() is synchronous and never copies
+ * results back; read_output() does that, for validation and --dump.
+ * Adding a backend is one folder and one line in backends/registry.c. */
+#ifndef KB_BACKEND_H
+#define KB_BACKEND_H
+
+#include "kernels/problem.h"
+#include "kernels/tensors.h"
+
+/* Key/value facts for describe(): library versions, ISA, device, ... */
+#define KB_INFO_MAX 24
+typedef struct {
+    int n;
+    struct {
+        char key[32];
+        char value[224];
+    } kv[KB_INFO_MAX];
+} kb_info;
+
+/* Append one fact (printf-style value); silently ignores overflow past
+ * KB_INFO_MAX entries. */
+void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+typedef struct kb_backend {
+    const char *name;          /* "omp", "openblas", ... */
+    const char *kind;          /* "hand" or "vendor" */
+    const char *device;        /* "cpu", "cuda" or "hip" */
+
+    /* Can this backend run p?  If not, a reason for the SKIPPED record. */
+    bool (*supports)(const kb_problem *p, char *why, size_t len);
+
+    /* Bytes the backend will allocate for p beyond the host tensors
+     * (workspace, device copies), so the driver can refuse a case that
+     * does not fit.  NULL means none. */
+    size_t (*extra_bytes)(const kb_problem *p);
+
+    /* Build a plan for p over the host tensors.  Untimed.
+     * Returns 0, or -1 with a message in err. */
+    int (*prepare)(const kb_problem *p, const kb_tensors *host, void **plan,
+                   char *err, size_t len);
+
+    /* One execution; returns when the work is complete.  A backend that
+     * times itself (GPU events) stores seconds in *elapsed, else -1.
+     * Returns 0, or -1 with a message in err. */
+    int (*run)(void *plan, double *elapsed, char *err, size_t len);
+
+    /* Copy the outputs into the host tensors given to prepare().
+     * NULL when run() already writes the host tensors. */
+    int (*read_output)(void *plan, char *err, size_t len);
+
+    void (*release)(void *plan);
+
+    /* Library name, version, build and runtime configuration. */
+    void (*describe)(kb_info *info);
+
+    /* Apply the run's thread count to the library's own pool, if it has
+     * one beyond OpenMP's.  NULL when OpenMP's setting is enough. */
+    void (*set_threads)(int threads);
+} kb_backend;
+
+/* Registry: the backends this build has, in a fixed order. */
+int kb_backend_count(void);
+const kb_backend *kb_backend_at(int i);
+const kb_backend *kb_backend_find(const char *name);   /* NULL if none */
+
+/* Add a backend at run time (tests register deliberately wrong ones).
+ * Returns 0, or -1 when the table is full or the name is taken. */
+int kb_backend_register(const kb_backend *b);
+
+#endif

@@ -1,0 +1,89 @@
+/* record.h - what a run produces: the run's provenance and one record per
+ * case (problem x backend), and the writers that print or store them.
+ *
+ * The run loop (run.c) fills records; each writer (table, JSON Lines, CSV,
+ * RESULT lines) implements kb_writer and is called once per finished case,
+ * so an interrupted run keeps everything it measured. */
+#ifndef KB_RECORD_H
+#define KB_RECORD_H
+
+#include "kernels/problem.h"
+#include "reference/reference.h"
+#include "drivers/stats.h"
+
+#include <stdio.h>
+
+#define KB_SCHEMA_VERSION "kbench.results/1"
+
+typedef enum { KB_PASSED, KB_FAILED, KB_SKIPPED, KB_ERROR } kb_status;
+const char *kb_status_name(kb_status s);   /* "PASSED", ... */
+
+/* One case: a problem on a backend. */
+typedef struct {
+    int64_t seq;                     /* 1-based, in run order */
+    const kb_problem *problem;
+    char desc[256];                  /* canonical descriptor */
+    const char *model;               /* catalog name, or "" (--desc/--batch) */
+    const char *backend;
+    kb_status status;
+    char reason[256];                /* SKIPPED or ERROR: why; FAILED: first mismatch */
+    double flops, bytes;             /* per execution (roofline.md) */
+    /* timing; valid when status is PASSED or FAILED */
+    int64_t nsamples;
+    double *samples;                 /* seconds, every timed repetition */
+    int64_t warmup;
+    bool backend_timed;              /* samples came from the backend's own timer */
+    kb_stats stats;                  /* over samples */
+    double gflops, gbps;             /* from the median */
+    /* validation; valid when status is PASSED or FAILED */
+    bool validated;
+    kb_validation validation;
+} kb_case_record;
+
+/* Provenance, gathered once per run (provenance.c). */
+typedef struct {
+    char host[128];
+    char cpu_model[160];
+    int cores_online;
+    int threads;                     /* OpenMP threads used */
+    char affinity[256];              /* "0-1" from sched_getaffinity */
+    char omp_proc_bind[32], omp_places[64];
+    char compiler[96];               /* id and version */
+    char build_type[32];
+    char build_flags[512];
+    char git_commit[64];
+    char kbench_version[32];
+    char date[40];                   /* ISO 8601 UTC, start of run */
+    uint64_t seed;
+    char command_line[2048];
+    char libraries[512];             /* "OpenMP 201511, cJSON 1.7.15" */
+} kb_provenance;
+
+void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
+                           int threads, uint64_t seed);
+
+/* Summary counts, for the last record and the exit code. */
+typedef struct {
+    int64_t passed, failed, skipped, errors;
+    bool interrupted;
+} kb_summary;
+
+/* A result writer.  Each call returns 0, or -1 after printing the reason
+ * (the run then stops with exit code 3: results could not be stored). */
+typedef struct kb_writer {
+    int (*begin)(struct kb_writer *w, const kb_provenance *prov);
+    int (*write_case)(struct kb_writer *w, const kb_case_record *r);
+    int (*end)(struct kb_writer *w, const kb_summary *s);
+    void (*close)(struct kb_writer *w);   /* frees w */
+    FILE *out;
+    void *state;
+} kb_writer;
+
+/* Constructors; each returns NULL with err set when path cannot be opened.
+ * The table and RESULT-line writers print to the given stream. */
+kb_writer *kb_writer_table(FILE *out);
+kb_writer *kb_writer_result_lines(FILE *out);
+kb_writer *kb_writer_jsonl(const char *path, char *err, size_t errlen);
+kb_writer *kb_writer_csv(const char *path, char *err, size_t errlen);
+
+#endif

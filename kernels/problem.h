@@ -1,0 +1,128 @@
+/* problem.h - what a kernel computes: conv, GEMM and batchnorm descriptors.
+ *
+ * A problem is a shape (the descriptor, in benchdnn's syntax) plus the
+ * settings it runs with (data type, layout, direction).  Nothing here
+ * implements a kernel; backends/ and reference/ do.  See
+ * kernels/descriptor.c for the syntax and kernels/counts.c for FLOP and
+ * byte counting. */
+#ifndef KB_PROBLEM_H
+#define KB_PROBLEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { KB_CONV, KB_GEMM, KB_BNORM } kb_kind;
+
+/* Element types.  Backends say per problem which they support. */
+typedef enum { KB_F32, KB_F64 } kb_dtype;
+
+/* Activation layout: channels before the spatial dims (NCHW, NCDHW) or
+ * last (NHWC, NDHWC).  Weights are always [K, C/G, (T,) R, S]. */
+typedef enum { KB_LAYOUT_NCX, KB_LAYOUT_NXC } kb_layout;
+
+/* benchdnn's --dir.  conv: FWD_B adds a bias, FWD_D and FWD_I do not.
+ * bnorm: FWD_D is forward training (batch statistics are computed and
+ * written), FWD_I is inference with given statistics.  GEMM ignores it. */
+typedef enum { KB_FWD_D, KB_FWD_B, KB_FWD_I } kb_dir;
+
+/* Convolution.  2D problems have ndims == 2 and id = od = kd = sd = 1,
+ * pd = dd = 0.  Dilation is stored 0-based as in benchdnn: dh == 0 means
+ * no dilation, the effective dilation is dh + 1. */
+typedef struct {
+    int ndims;                 /* spatial dims: 2 or 3 */
+    int64_t mb, g, ic, oc;
+    int64_t id, ih, iw;
+    int64_t od, oh, ow;
+    int64_t kd, kh, kw;
+    int64_t sd, sh, sw;
+    int64_t pd, ph, pw;
+    int64_t dd, dh, dw;
+} kb_conv_desc;
+
+/* dst[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * dst.  A is stored
+ * row-major [M,K], or [K,M] when ta; B [K,N], or [N,K] when tb.
+ * m_is_mb marks descriptors written with `mb`: M is the batch, and a
+ * run's --mb overrides it. */
+typedef struct {
+    int64_t m, n, k;
+    bool m_is_mb;
+    bool ta, tb;
+    double alpha, beta;
+} kb_gemm_desc;
+
+/* Batchnorm over N and the spatial dims, per channel. */
+typedef struct {
+    int ndims;                 /* spatial dims: 2 or 3 (id given) */
+    int64_t mb, ic, id, ih, iw;
+    double eps;
+} kb_bnorm_desc;
+
+#define KB_NAME_MAX 96
+
+typedef struct {
+    kb_kind kind;
+    union {
+        kb_conv_desc conv;
+        kb_gemm_desc gemm;
+        kb_bnorm_desc bnorm;
+    };
+    char name[KB_NAME_MAX];    /* layer name, "" when none */
+    int64_t count;             /* occurrences in the model (`*N`), >= 1 */
+    kb_dtype dt;
+    kb_layout layout;
+    kb_dir dir;
+} kb_problem;
+
+/* Settings applied to descriptors as they are parsed; batch-file option
+ * lines change them.  mb == 0 keeps each descriptor's own batch. */
+typedef struct {
+    int64_t mb;
+    kb_dtype dt;
+    kb_layout layout;
+    kb_dir dir;
+    bool dir_given;            /* false: conv defaults to FWD_B, bnorm to FWD_D */
+} kb_settings;
+
+void kb_settings_default(kb_settings *s);
+
+/* Parse one descriptor (kind detected from its tokens: `oc` or a kernel
+ * size means conv, `m`/`k`/`MxK:KxN` means GEMM, else bnorm), apply the
+ * settings, infer and check output sizes.  Returns 0, or -1 with a
+ * message in err naming the token, its 1-based column and what was
+ * expected (or the impossible shape). */
+int kb_problem_parse(const char *text, const kb_settings *s, kb_problem *out,
+                     char *err, size_t errlen);
+
+/* Canonical descriptor: parses back (with the same settings) to the same
+ * problem.  Returns the length snprintf would have written. */
+int kb_problem_format(const kb_problem *p, char *buf, size_t len);
+
+/* Apply a batch override to an already parsed problem (conv/bnorm mb,
+ * GEMM M when m_is_mb). */
+void kb_problem_set_mb(kb_problem *p, int64_t mb);
+
+/* "conv2d", "conv3d", "gemm" or "bnorm". */
+const char *kb_problem_kernel_name(const kb_problem *p);
+const char *kb_dtype_name(kb_dtype dt);
+const char *kb_layout_name(const kb_problem *p);   /* "NCHW", "NDHWC", "row-major", ... */
+const char *kb_dir_name(kb_dir dir);
+size_t kb_dtype_size(kb_dtype dt);
+int kb_dtype_parse(const char *s, kb_dtype *out);         /* 0 or -1 */
+int kb_layout_parse(const char *s, kb_layout *out);       /* nchw, nhwc, ncdhw, ndhwc, abx, axb */
+int kb_dir_parse(const char *s, kb_dir *out);             /* FWD_D, FWD_B, FWD_I */
+
+/* Work and compulsory traffic (../shared/design/roofline.md; documented in
+ * results/SCHEMA.md).  kb_problem_flops counts 2 per multiply-add and
+ * includes the bias when the problem has one; kb_problem_flops_nobias
+ * leaves it out, as the model totals do. */
+double kb_problem_flops(const kb_problem *p);
+double kb_problem_flops_nobias(const kb_problem *p);
+double kb_problem_bytes(const kb_problem *p);
+bool kb_problem_has_bias(const kb_problem *p);
+
+/* Length of the longest dot product behind one output element; the
+ * tolerance model scales with it. */
+int64_t kb_problem_accumulation_length(const kb_problem *p);
+
+#endif
