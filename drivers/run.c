@@ -1,1 +1,449 @@
-/* placeholder: being written */
+/* run.c - the `kbench run` engine: every problem on every backend,
+ * validated, timed and recorded case by case (see run.h). */
+#include "drivers/run.h"
+
+#include "drivers/commands.h"
+#include "drivers/dump_npy.h"
+#include "drivers/record.h"
+#include "drivers/signals.h"
+#include "drivers/timing.h"
+#include "reference/reference.h"
+
+#include <omp.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_WRITERS 4
+
+/* Everything one run shares across its cases. */
+typedef struct {
+    const kb_run_opts *o;
+    kb_writer *writers[MAX_WRITERS];
+    int nwriters;
+    kb_dump *dump;             /* NULL without --dump */
+    kb_summary summary;
+    bool output_failed;        /* a writer or the dump failed: stop, exit 3 */
+    bool progress;             /* stderr is a terminal */
+    int64_t seq, total;
+} run_state;
+
+/* ---- options ---- */
+
+void kb_run_opts_init(kb_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->reps = 5;
+    o->min_time = 0.2;
+    o->warmup = 1;
+    o->seed = 42;
+}
+
+void kb_run_opts_free(kb_run_opts *o)
+{
+    kb_problem_list_free(&o->problems);
+    free(o->models);
+    o->models = NULL;
+    o->models_cap = 0;
+}
+
+int kb_run_add(kb_run_opts *o, const kb_problem_list *l, const char *model)
+{
+    size_t old = o->problems.n;
+    if (l->n > SIZE_MAX / sizeof *o->models - old)
+        return -1;
+    if (old + l->n > o->models_cap) {
+        size_t cap = old + l->n;
+        void *m = realloc(o->models, cap * sizeof *o->models);
+        if (!m)
+            return -1;
+        o->models = m;
+        o->models_cap = cap;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        if (kb_problem_list_push(&o->problems, &l->items[i]) != 0) {
+            o->problems.n = old;   /* all or nothing */
+            return -1;
+        }
+        snprintf(o->models[old + i], KB_MODEL_NAME_MAX, "%s", model);
+    }
+    return 0;
+}
+
+/* ---- writers ---- */
+
+/* Open the writers o asks for.  Returns 0, or -1 after printing which
+ * file could not be opened (those already open are closed). */
+static int open_writers(run_state *rs)
+{
+    const kb_run_opts *o = rs->o;
+    char err[512] = "";
+    kb_writer *w;
+    if (!o->quiet) {
+        if (!(w = kb_writer_table(stdout)))
+            goto fail;
+        rs->writers[rs->nwriters++] = w;
+    }
+    if (o->json_path) {
+        if (!(w = kb_writer_jsonl(o->json_path, err, sizeof err)))
+            goto fail;
+        rs->writers[rs->nwriters++] = w;
+    }
+    if (o->csv_path) {
+        if (!(w = kb_writer_csv(o->csv_path, err, sizeof err)))
+            goto fail;
+        rs->writers[rs->nwriters++] = w;
+    }
+    if (o->result_lines) {
+        if (!(w = kb_writer_result_lines(stdout)))
+            goto fail;
+        rs->writers[rs->nwriters++] = w;
+    }
+    return 0;
+fail:
+    fprintf(stderr, "kbench run: %s\n", err[0] ? err : "out of memory");
+    for (int i = 0; i < rs->nwriters; i++)
+        rs->writers[i]->close(rs->writers[i]);
+    rs->nwriters = 0;
+    return -1;
+}
+
+/* Clear the progress line so records printed to the same terminal start
+ * on a clean line. */
+static void progress_clear(const run_state *rs)
+{
+    if (rs->progress)
+        fputs("\r\033[K", stderr);
+}
+
+static void progress_show(const run_state *rs, const char *desc,
+                          const char *backend)
+{
+    if (rs->progress)
+        fprintf(stderr, "\r\033[K[%lld/%lld] %s on %s", (long long)rs->seq,
+                (long long)rs->total, desc, backend);
+}
+
+/* Hand r to every writer; a failing writer (it printed why) marks the
+ * run's output as failed, which stops the run. */
+static void write_record(run_state *rs, const kb_case_record *r)
+{
+    progress_clear(rs);
+    for (int i = 0; i < rs->nwriters; i++)
+        if (rs->writers[i]->write_case(rs->writers[i], r) != 0)
+            rs->output_failed = true;
+}
+
+/* ---- one case ---- */
+
+/* Tensors a validation run needs as they were before it: the backend's
+ * own tensors for pure inputs, copies of those it also writes (GEMM dst
+ * with beta != 0).  Returns 0, or -1 when a copy cannot be allocated. */
+static int snapshot_inputs(const kb_problem *p, const kb_tensors *t,
+                           kb_tensors *in)
+{
+    kb_arg_info info[KB_ARG_MAX];
+    kb_problem_args(p, info);
+    *in = *t;
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        if (!info[a].used || !info[a].is_input || !info[a].is_output)
+            continue;
+        /* Sizes were checked for overflow by the memory check. */
+        size_t bytes = (size_t)info[a].nelems * kb_dtype_size(p->dt);
+        void *copy;
+        if (posix_memalign(&copy, 64, bytes ? bytes : 1) != 0) {
+            in->ptr[a] = NULL;
+            for (int b = 0; b < a; b++)
+                if (in->ptr[b] != t->ptr[b])
+                    free(in->ptr[b]);
+            return -1;
+        }
+        memcpy(copy, t->ptr[a], bytes);
+        in->ptr[a] = copy;
+    }
+    return 0;
+}
+
+static void snapshot_free(const kb_tensors *t, kb_tensors *in)
+{
+    for (int a = 0; a < KB_ARG_MAX; a++)
+        if (in->ptr[a] != t->ptr[a])
+            free(in->ptr[a]);
+}
+
+/* Mark r as ERROR with "what: why". */
+static void set_error(kb_case_record *r, const char *what, const char *why)
+{
+    r->status = KB_ERROR;
+    snprintf(r->reason, sizeof r->reason, "%s: %s", what, why);
+}
+
+/* prepare, one run, read_output: the backend's result lands in t.
+ * Returns 0, or -1 with r marked ERROR. */
+static int backend_once(const kb_problem *p, const kb_backend *b,
+                        kb_tensors *t, kb_case_record *r)
+{
+    char why[256] = "";
+    void *plan = NULL;
+    double elapsed;
+    if (b->prepare(p, t, &plan, why, sizeof why) != 0) {
+        set_error(r, "prepare failed", why);
+        return -1;
+    }
+    int rc = 0;
+    if (b->run(plan, &elapsed, why, sizeof why) != 0) {
+        set_error(r, "run failed", why);
+        rc = -1;
+    } else if (b->read_output && b->read_output(plan, why, sizeof why) != 0) {
+        set_error(r, "read_output failed", why);
+        rc = -1;
+    }
+    b->release(plan);
+    return rc;
+}
+
+/* VALIDATION step: fill, keep the inputs, poison, run once, compare with
+ * the reference; then --dump.  Sets r PASSED, FAILED or ERROR.  Returns
+ * 0, or -1 when the dump could not be written (printed; the run stops). */
+static int validate_step(run_state *rs, const kb_problem *p,
+                         const kb_backend *b, kb_tensors *t,
+                         kb_case_record *r)
+{
+    const kb_run_opts *o = rs->o;
+    kb_tensors inputs;
+    kb_fill_inputs(p, t, KB_FILL_VALIDATION, o->seed);
+    if (snapshot_inputs(p, t, &inputs) != 0) {
+        set_error(r, "validation", "out of memory copying input tensors");
+        return 0;
+    }
+    kb_poison_outputs(p, t);
+    int rc = 0;
+    if (backend_once(p, b, t, r) == 0) {
+        kb_validate_opts vo = {.sample_points = o->check_points,
+                               .seed = o->seed};
+        r->validated = true;
+        bool ok = kb_validate(p, &inputs, t, &vo, &r->validation);
+        r->status = ok ? KB_PASSED : KB_FAILED;
+        if (!ok)
+            snprintf(r->reason, sizeof r->reason, "%s",
+                     r->validation.first_mismatch);
+        char err[512];
+        if (rs->dump && kb_dump_case(rs->dump, r->seq, b->name, p, r->desc,
+                                     &inputs, t, err, sizeof err) != 0) {
+            progress_clear(rs);
+            fprintf(stderr, "kbench run: %s\n", err);
+            rc = -1;
+        }
+    }
+    snapshot_free(t, &inputs);
+    return rc;
+}
+
+typedef struct {
+    const kb_backend *b;
+    void *plan;
+} rep_ctx;
+
+static int rep_once(void *ctx, double *elapsed, char *err, size_t len)
+{
+    rep_ctx *c = ctx;
+    return c->b->run(c->plan, elapsed, err, len);
+}
+
+/* TIMING step: fill random data, poison, prepare, warm up, time.
+ * Returns 0 with the samples in s, 1 when interrupted, or -1 with r
+ * marked ERROR. */
+static int time_step(const kb_run_opts *o, const kb_problem *p,
+                     const kb_backend *b, kb_tensors *t, kb_case_record *r,
+                     kb_samples *s)
+{
+    char why[256] = "";
+    rep_ctx c = {b, NULL};
+    kb_fill_inputs(p, t, KB_FILL_RANDOM, o->seed);
+    kb_poison_outputs(p, t);
+    if (b->prepare(p, t, &c.plan, why, sizeof why) != 0) {
+        set_error(r, "prepare failed (timing)", why);
+        return -1;
+    }
+    kb_rep_opts ro = {.warmup = o->warmup, .reps = o->reps,
+                      .min_time = o->min_time, .stop = kb_signal_stop};
+    int rc = kb_time_reps(rep_once, &c, &ro, s, why, sizeof why);
+    b->release(c.plan);
+    if (rc < 0)
+        set_error(r, "run failed (timing)", why);
+    return rc;
+}
+
+/* Fill the timing fields of r from s. */
+static void set_timing(const kb_run_opts *o, const kb_samples *s,
+                       kb_case_record *r)
+{
+    r->samples = s->v;
+    r->nsamples = s->n;
+    r->warmup = o->warmup;
+    r->backend_timed = s->n > 0 && s->self_timed;
+    if (s->n == 0)
+        return;
+    kb_stats_compute(s->v, s->n, &r->stats);
+    if (r->stats.median > 0) {
+        r->gflops = r->flops / r->stats.median * 1e-9;
+        r->gbps = r->bytes / r->stats.median * 1e-9;
+    }
+}
+
+static void count_status(kb_summary *sum, kb_status st)
+{
+    switch (st) {
+    case KB_PASSED: sum->passed++; break;
+    case KB_FAILED: sum->failed++; break;
+    case KB_SKIPPED: sum->skipped++; break;
+    case KB_ERROR: sum->errors++; break;
+    }
+}
+
+/* Run p on b and write its record.  An interrupted case is not written
+ * (it has no complete measurement); nor is anything after an output
+ * failure. */
+static void run_case(run_state *rs, const kb_problem *p, const char *model,
+                     const kb_backend *b)
+{
+    kb_case_record r;
+    memset(&r, 0, sizeof r);
+    r.seq = ++rs->seq;
+    r.problem = p;
+    kb_problem_format(p, r.desc, sizeof r.desc);
+    r.model = model;
+    r.backend = b->name;
+    r.flops = kb_problem_flops(p);
+    r.bytes = kb_problem_bytes(p);
+    progress_show(rs, r.desc, b->name);
+
+    kb_samples s = {0};
+    kb_tensors t;
+    int timed = 0;
+    if (!b->supports(p, r.reason, sizeof r.reason)) {
+        r.status = KB_SKIPPED;
+    } else if (kb_tensors_alloc(p, &t) != 0) {
+        snprintf(r.reason, sizeof r.reason,
+                 "cannot allocate %zu bytes of tensors",
+                 kb_problem_tensor_bytes(p));
+        r.status = KB_ERROR;
+    } else {
+        if (validate_step(rs, p, b, &t, &r) != 0)
+            rs->output_failed = true;
+        else if (r.status != KB_ERROR && !kb_signal_caught())
+            timed = time_step(rs->o, p, b, &t, &r, &s);
+        kb_tensors_free(&t);
+    }
+    if (!rs->output_failed && timed != 1 && !kb_signal_caught()) {
+        set_timing(rs->o, &s, &r);
+        count_status(&rs->summary, r.status);
+        write_record(rs, &r);
+    }
+    kb_samples_free(&s);
+}
+
+/* ---- the run ---- */
+
+static void apply_threads(const kb_run_opts *o)
+{
+    if (o->threads <= 0)
+        return;
+    omp_set_num_threads(o->threads);
+    for (int i = 0; i < o->nbackends; i++)
+        if (o->backends[i]->set_threads)
+            o->backends[i]->set_threads(o->threads);
+}
+
+/* begin() on every writer.  Returns 0, or -1 when one failed. */
+static int begin_writers(run_state *rs)
+{
+    kb_provenance prov;
+    kb_provenance_collect(&prov, rs->o->argc, rs->o->argv,
+                          omp_get_max_threads(), rs->o->seed);
+    for (int i = 0; i < rs->nwriters; i++)
+        if (rs->writers[i]->begin(rs->writers[i], &prov) != 0)
+            return -1;
+    return 0;
+}
+
+/* end() and close() on every writer, even after a failure, so every file
+ * holds what was finished.  Returns 0, or -1 when one failed. */
+static int finish_writers(run_state *rs)
+{
+    int rc = 0;
+    for (int i = 0; i < rs->nwriters; i++) {
+        if (rs->writers[i]->end(rs->writers[i], &rs->summary) != 0)
+            rc = -1;
+        rs->writers[i]->close(rs->writers[i]);
+    }
+    rs->nwriters = 0;
+    if (rs->dump && kb_dump_close(rs->dump) != 0) {
+        fprintf(stderr, "kbench run: --dump %s: closing manifest.jsonl "
+                        "failed\n", rs->o->dump_dir);
+        rc = -1;
+    }
+    rs->dump = NULL;
+    return rc;
+}
+
+static void run_all_cases(run_state *rs)
+{
+    const kb_run_opts *o = rs->o;
+    for (size_t i = 0; i < o->problems.n; i++)
+        for (int j = 0; j < o->nbackends; j++) {
+            if (rs->output_failed || kb_signal_caught())
+                return;
+            run_case(rs, &o->problems.items[i], o->models[i],
+                     o->backends[j]);
+        }
+}
+
+static int exit_code(const run_state *rs, int signo)
+{
+    if (signo)
+        return 128 + signo;
+    if (rs->output_failed || rs->summary.errors > 0)
+        return KB_EXIT_RUNTIME;
+    return rs->summary.failed > 0 ? KB_EXIT_VALIDATION : KB_EXIT_OK;
+}
+
+int kb_run_execute(const kb_run_opts *o)
+{
+    run_state rs = {.o = o, .progress = isatty(STDERR_FILENO)};
+    rs.total = (int64_t)o->problems.n * o->nbackends;
+    char err[512];
+
+    if (o->dump_dir && !(rs.dump = kb_dump_open(o->dump_dir, err,
+                                                sizeof err))) {
+        fprintf(stderr, "kbench run: %s\n", err);
+        return KB_EXIT_USAGE;
+    }
+    if (open_writers(&rs) != 0) {
+        if (rs.dump)
+            kb_dump_close(rs.dump);
+        return KB_EXIT_USAGE;
+    }
+    bool handlers = kb_signals_install() == 0;
+    if (!handlers)
+        fprintf(stderr, "kbench run: cannot install signal handlers (%s); "
+                        "an interrupt will lose the summary\n",
+                strerror(errno));
+    apply_threads(o);
+    if (begin_writers(&rs) != 0)
+        rs.output_failed = true;
+    else
+        run_all_cases(&rs);
+    progress_clear(&rs);
+
+    int signo = kb_signal_caught();
+    rs.summary.interrupted = signo != 0;
+    if (finish_writers(&rs) != 0)
+        rs.output_failed = true;
+    if (handlers)
+        kb_signals_restore();
+    return exit_code(&rs, signo);
+}

@@ -1,1 +1,55 @@
-/* placeholder: being written */
+/* stats.c - summary statistics over timing samples (see stats.h). */
+#include "drivers/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n >= 1 samples: the middle one, or the average of the middle
+ * two when n is even.  Sorts a copy so the caller's order (run order,
+ * which compare/report may use) is kept.  Returns NaN when the copy
+ * cannot be allocated: a visible hole rather than a wrong figure. */
+static double median_of(const double *samples, int64_t n)
+{
+    double *sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted)
+        return NAN;
+    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    double m = (n % 2) ? sorted[n / 2]
+                       : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    free(sorted);
+    return m;
+}
+
+/* Can't fail, except that the median is NaN when out of memory. */
+void kb_stats_compute(const double *samples, int64_t n, kb_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    if (n < 1)
+        return;
+    /* Welford's update: one pass, no cancellation when samples are close
+     * together, which timing samples usually are. */
+    double mean = 0.0, m2 = 0.0;
+    s->min = s->max = samples[0];
+    for (int64_t i = 0; i < n; i++) {
+        double x = samples[i];
+        double delta = x - mean;
+        mean += delta / (double)(i + 1);
+        m2 += delta * (x - mean);
+        if (x < s->min)
+            s->min = x;
+        if (x > s->max)
+            s->max = x;
+    }
+    s->mean = mean;
+    s->stddev = (n > 1) ? sqrt(m2 / (double)(n - 1)) : 0.0;
+    s->cv = (mean != 0.0) ? s->stddev / mean : 0.0;
+    s->median = median_of(samples, n);
+}

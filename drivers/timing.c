@@ -1,1 +1,117 @@
-/* placeholder: being written */
+/* timing.c - monotonic clock, timer resolution and the repetition loop. */
+#include "drivers/timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#ifdef CLOCK_MONOTONIC_RAW
+#define KB_CLOCK CLOCK_MONOTONIC_RAW
+#else
+#define KB_CLOCK CLOCK_MONOTONIC
+#endif
+
+double kb_now(void)
+{
+    struct timespec ts;
+    /* Cannot fail for a clock id the system defines. */
+    clock_gettime(KB_CLOCK, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Smallest positive difference between successive readings over a few
+ * tries: what one sample can resolve at best.  clock_getres is not used
+ * because it reports the kernel's nominal figure, not what a read costs. */
+double kb_timer_resolution(void)
+{
+    static double cached = 0.0;
+    if (cached > 0.0)
+        return cached;
+    double best = 1.0;
+    for (int i = 0; i < 32; i++) {
+        double t0 = kb_now(), t1;
+        do {
+            t1 = kb_now();
+        } while (t1 <= t0);
+        if (t1 - t0 < best)
+            best = t1 - t0;
+    }
+    cached = best;
+    return cached;
+}
+
+void kb_samples_free(kb_samples *s)
+{
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+/* Append x, doubling the array when full.  Returns 0, or -1 when out of
+ * memory (or when the size would overflow). */
+static int samples_push(kb_samples *s, double x)
+{
+    if (s->n == s->cap) {
+        int64_t cap = s->cap ? 2 * s->cap : 64;
+        if ((uint64_t)cap > SIZE_MAX / sizeof *s->v)
+            return -1;
+        double *v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = x;
+    return 0;
+}
+
+/* One run of fn; returns its seconds (its own timer when it reports one,
+ * else the clock) in *seconds and whether it timed itself. */
+static int timed_call(kb_rep_fn fn, void *ctx, double *seconds,
+                      bool *self_timed, char *err, size_t len)
+{
+    double elapsed = -1.0;
+    double t0 = kb_now();
+    if (fn(ctx, &elapsed, err, len) != 0)
+        return -1;
+    double t1 = kb_now();
+    *self_timed = elapsed >= 0.0;
+    *seconds = *self_timed ? elapsed : t1 - t0;
+    return 0;
+}
+
+int kb_time_reps(kb_rep_fn fn, void *ctx, const kb_rep_opts *o,
+                 kb_samples *out, char *err, size_t len)
+{
+    out->v = NULL;
+    out->n = out->cap = 0;
+    out->self_timed = true;
+
+    for (int64_t i = 0; i < o->warmup; i++) {
+        if (o->stop && o->stop())
+            return 1;
+        double ignored = -1.0;
+        if (fn(ctx, &ignored, err, len) != 0)
+            return -1;
+    }
+
+    /* min_time counts wall time from the first timed run, not the sum of
+     * the samples: a backend timer that reports 0 could otherwise keep
+     * the loop going for ever. */
+    double start = kb_now();
+    while (out->n < o->reps || kb_now() - start < o->min_time) {
+        if (o->stop && o->stop())
+            return 1;
+        double sec;
+        bool self;
+        if (timed_call(fn, ctx, &sec, &self, err, len) != 0)
+            return -1;
+        if (samples_push(out, sec) != 0) {
+            snprintf(err, len, "out of memory keeping %lld timing samples",
+                     (long long)out->n + 1);
+            return -1;
+        }
+        out->self_timed = out->self_timed && self;
+    }
+    return 0;
+}

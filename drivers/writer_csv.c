@@ -1,1 +1,163 @@
-/* placeholder: being written */
+/* writer_csv.c - results as CSV: a header row, then one row of scalar
+ * fields per case (results/SCHEMA.md lists the columns).  Fields are
+ * quoted as RFC 4180 says; rows end in "\n"; a number that is absent or
+ * not finite is an empty field. */
+#include "drivers/record.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const columns[] = {
+    "seq", "model", "layer", "count", "kernel", "backend", "dtype", "layout",
+    "dir", "desc", "flops", "bytes", "ai", "nsamples", "warmup", "timer",
+    "min_s", "median_s", "mean_s", "max_s", "stddev_s", "cv", "gflops",
+    "gbps", "validation", "checked", "mismatches", "nonfinite",
+    "max_abs_err", "max_rel_err", "tolerance", "status", "reason",
+};
+#define NCOLS (sizeof columns / sizeof columns[0])
+
+typedef struct {
+    char path[1024];
+} csv_state;
+
+/* One field, quoted when it holds a comma, quote, CR or LF (quotes
+ * doubled), preceded by a comma unless it is the first. */
+static void put_field(FILE *out, size_t col, const char *s)
+{
+    if (col)
+        fputc(',', out);
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* Text form of a number field: empty when absent or not finite. */
+static const char *num(char *buf, size_t len, bool present, double v)
+{
+    if (!present || !isfinite(v))
+        return "";
+    snprintf(buf, len, "%.9g", v);
+    return buf;
+}
+
+/* Flush what was written.  Returns 0, or -1 naming the file and errno. */
+static int finish(kb_writer *w)
+{
+    if (ferror(w->out) || fflush(w->out) != 0) {
+        fprintf(stderr, "kbench: cannot write %s: %s\n",
+                ((csv_state *)w->state)->path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int csv_begin(kb_writer *w, const kb_provenance *p)
+{
+    (void)p;   /* provenance lives in the JSON Lines run record */
+    for (size_t c = 0; c < NCOLS; c++)
+        put_field(w->out, c, columns[c]);
+    fputc('\n', w->out);
+    return finish(w);
+}
+
+static int csv_case(kb_writer *w, const kb_case_record *r)
+{
+    const kb_problem *p = r->problem;
+    bool timed = (r->status == KB_PASSED || r->status == KB_FAILED) && r->nsamples > 0;
+    bool val = r->validated;
+    const kb_validation *v = &r->validation;
+    char b[NCOLS][40];
+    const char *f[NCOLS] = {
+        num(b[0], 40, true, (double)r->seq),
+        r->model ? r->model : "",
+        p->name,
+        num(b[3], 40, true, (double)p->count),
+        kb_problem_kernel_name(p),
+        r->backend,
+        kb_dtype_name(p->dt),
+        kb_layout_name(p),
+        kb_dir_name(p->dir),
+        r->desc,
+        num(b[10], 40, true, r->flops),
+        num(b[11], 40, true, r->bytes),
+        num(b[12], 40, r->bytes > 0, r->flops / r->bytes),
+        num(b[13], 40, true, (double)(timed ? r->nsamples : 0)),
+        num(b[14], 40, timed, (double)r->warmup),
+        timed ? (r->backend_timed ? "backend" : "driver") : "",
+        num(b[16], 40, timed, r->stats.min),
+        num(b[17], 40, timed, r->stats.median),
+        num(b[18], 40, timed, r->stats.mean),
+        num(b[19], 40, timed, r->stats.max),
+        num(b[20], 40, timed, r->stats.stddev),
+        num(b[21], 40, timed, r->stats.cv),
+        num(b[22], 40, timed, r->gflops),
+        num(b[23], 40, timed, r->gbps),
+        val ? (v->sampled ? "sampled" : "full") : "",
+        num(b[25], 40, val, (double)v->checked),
+        num(b[26], 40, val, (double)v->mismatches),
+        num(b[27], 40, val, (double)v->nonfinite),
+        num(b[28], 40, val, v->max_abs_err),
+        num(b[29], 40, val, v->max_rel_err),
+        num(b[30], 40, val, v->tolerance),
+        kb_status_name(r->status),
+        r->reason,
+    };
+    for (size_t c = 0; c < NCOLS; c++)
+        put_field(w->out, c, f[c]);
+    fputc('\n', w->out);
+    return finish(w);
+}
+
+static int csv_end(kb_writer *w, const kb_summary *s)
+{
+    (void)s;   /* a CSV file holds cases only */
+    return finish(w);
+}
+
+static void csv_close(kb_writer *w)
+{
+    if (!w)
+        return;
+    if (w->out && fclose(w->out) != 0)
+        fprintf(stderr, "kbench: closing %s: %s\n",
+                ((csv_state *)w->state)->path, strerror(errno));
+    free(w->state);
+    free(w);
+}
+
+/* Returns the writer, or NULL with err naming the path and the reason. */
+kb_writer *kb_writer_csv(const char *path, char *err, size_t errlen)
+{
+    kb_writer *w = calloc(1, sizeof *w);
+    csv_state *st = calloc(1, sizeof *st);
+    if (!w || !st) {
+        snprintf(err, errlen, "%s: out of memory for the CSV writer", path);
+        goto fail;
+    }
+    snprintf(st->path, sizeof st->path, "%s", path);
+    w->out = fopen(path, "w");
+    if (!w->out) {
+        snprintf(err, errlen, "cannot open %s for writing: %s", path, strerror(errno));
+        goto fail;
+    }
+    w->state = st;
+    w->begin = csv_begin;
+    w->write_case = csv_case;
+    w->end = csv_end;
+    w->close = csv_close;
+    return w;
+fail:
+    free(st);
+    free(w);
+    return NULL;
+}

@@ -1,1 +1,224 @@
-/* placeholder: being written */
+/* writer_jsonl.c - results as JSON Lines (results/SCHEMA.md): a run
+ * record, one case record per problem x backend, a summary; every line
+ * is flushed as soon as it is complete, so an interrupted run leaves a
+ * valid file. */
+#include "drivers/record.h"
+
+#include "backends/backend.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char path[1024];
+} jsonl_state;
+
+/* Numbers that JSON cannot hold (NaN, Inf) become null.  The cJSON Add
+ * helpers return NULL on allocation failure; write_object then fails on
+ * the whole record, so they need no checks here. */
+static void add_number(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* Print o as one line and flush it.  Returns 0, or -1 after naming the
+ * file and the reason (out of memory or an I/O error). */
+static int write_object(kb_writer *w, cJSON *o)
+{
+    jsonl_state *st = w->state;
+    char *text = cJSON_PrintUnformatted(o);
+    int rc = 0;
+    if (!text) {
+        fprintf(stderr, "kbench: %s: out of memory formatting a record\n", st->path);
+        rc = -1;
+    } else if (fprintf(w->out, "%s\n", text) < 0 || fflush(w->out) != 0) {
+        fprintf(stderr, "kbench: cannot write %s: %s\n", st->path, strerror(errno));
+        rc = -1;
+    }
+    free(text);
+    cJSON_Delete(o);
+    return rc;
+}
+
+static cJSON *backends_object(void)
+{
+    cJSON *all = cJSON_CreateObject();
+    for (int i = 0; all && i < kb_backend_count(); i++) {
+        const kb_backend *b = kb_backend_at(i);
+        cJSON *o = cJSON_AddObjectToObject(all, b->name);
+        if (!o)
+            continue;
+        cJSON_AddStringToObject(o, "kind", b->kind);
+        cJSON_AddStringToObject(o, "device", b->device);
+        if (!b->describe)
+            continue;
+        kb_info info = {0};
+        b->describe(&info);
+        for (int j = 0; j < info.n; j++)
+            cJSON_AddStringToObject(o, info.kv[j].key, info.kv[j].value);
+    }
+    return all;
+}
+
+static int jsonl_begin(kb_writer *w, const kb_provenance *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "run");
+    cJSON_AddStringToObject(o, "schema", KB_SCHEMA_VERSION);
+    cJSON_AddStringToObject(o, "kbench_version", p->kbench_version);
+    cJSON_AddStringToObject(o, "git_commit", p->git_commit);
+    cJSON_AddStringToObject(o, "date", p->date);
+    cJSON_AddStringToObject(o, "host", p->host);
+    cJSON_AddStringToObject(o, "cpu_model", p->cpu_model);
+    cJSON_AddNumberToObject(o, "cores_online", p->cores_online);
+    cJSON_AddNumberToObject(o, "threads", p->threads);
+    cJSON_AddStringToObject(o, "affinity", p->affinity);
+    cJSON_AddStringToObject(o, "omp_proc_bind", p->omp_proc_bind);
+    cJSON_AddStringToObject(o, "omp_places", p->omp_places);
+    cJSON_AddStringToObject(o, "compiler", p->compiler);
+    cJSON_AddStringToObject(o, "build_type", p->build_type);
+    cJSON_AddStringToObject(o, "build_flags", p->build_flags);
+    cJSON_AddStringToObject(o, "libraries", p->libraries);
+    cJSON_AddNumberToObject(o, "seed", (double)p->seed);
+    cJSON_AddStringToObject(o, "command_line", p->command_line);
+    cJSON_AddItemToObject(o, "backends", backends_object());
+    return write_object(w, o);
+}
+
+/* Batch size of the problem, or -1 for a GEMM whose M is not a batch. */
+static int64_t problem_mb(const kb_problem *p)
+{
+    switch (p->kind) {
+    case KB_CONV: return p->conv.mb;
+    case KB_BNORM: return p->bnorm.mb;
+    case KB_GEMM: return p->gemm.m_is_mb ? p->gemm.m : -1;
+    }
+    return -1;
+}
+
+static void add_timing(cJSON *o, const kb_case_record *r)
+{
+    cJSON *samples = cJSON_AddArrayToObject(o, "samples_s");
+    for (int64_t i = 0; samples && i < r->nsamples; i++)
+        cJSON_AddItemToArray(samples, isfinite(r->samples[i])
+                                          ? cJSON_CreateNumber(r->samples[i])
+                                          : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "warmup", (double)r->warmup);
+    cJSON_AddStringToObject(o, "timer", r->backend_timed ? "backend" : "driver");
+    cJSON *s = cJSON_AddObjectToObject(o, "stats");
+    if (s) {
+        add_number(s, "min", r->stats.min);
+        add_number(s, "median", r->stats.median);
+        add_number(s, "mean", r->stats.mean);
+        add_number(s, "max", r->stats.max);
+        add_number(s, "stddev", r->stats.stddev);
+        add_number(s, "cv", r->stats.cv);
+    }
+    add_number(o, "gflops", r->gflops);
+    add_number(o, "gbps", r->gbps);
+}
+
+static void add_validation(cJSON *o, const kb_validation *v)
+{
+    cJSON *val = cJSON_AddObjectToObject(o, "validation");
+    if (!val)
+        return;
+    cJSON_AddStringToObject(val, "mode", v->sampled ? "sampled" : "full");
+    cJSON_AddNumberToObject(val, "checked", (double)v->checked);
+    cJSON_AddNumberToObject(val, "mismatches", (double)v->mismatches);
+    cJSON_AddNumberToObject(val, "nonfinite", (double)v->nonfinite);
+    add_number(val, "max_abs_err", v->max_abs_err);
+    add_number(val, "max_rel_err", v->max_rel_err);
+    add_number(val, "tolerance", v->tolerance);
+    cJSON_AddStringToObject(val, "first_mismatch", v->first_mismatch);
+}
+
+static int jsonl_case(kb_writer *w, const kb_case_record *r)
+{
+    const kb_problem *p = r->problem;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "case");
+    cJSON_AddNumberToObject(o, "seq", (double)r->seq);
+    cJSON_AddStringToObject(o, "desc", r->desc);
+    cJSON_AddStringToObject(o, "model", r->model ? r->model : "");
+    cJSON_AddStringToObject(o, "layer", p->name);
+    cJSON_AddNumberToObject(o, "count", (double)p->count);
+    cJSON_AddStringToObject(o, "kernel", kb_problem_kernel_name(p));
+    cJSON_AddStringToObject(o, "backend", r->backend);
+    cJSON_AddStringToObject(o, "dtype", kb_dtype_name(p->dt));
+    cJSON_AddStringToObject(o, "layout", kb_layout_name(p));
+    cJSON_AddStringToObject(o, "dir", kb_dir_name(p->dir));
+    int64_t mb = problem_mb(p);
+    if (mb >= 0)
+        cJSON_AddNumberToObject(o, "mb", (double)mb);
+    else
+        cJSON_AddNullToObject(o, "mb");
+    add_number(o, "flops", r->flops);
+    add_number(o, "bytes", r->bytes);
+    add_number(o, "ai", r->bytes > 0 ? r->flops / r->bytes : NAN);
+    bool ran = r->status == KB_PASSED || r->status == KB_FAILED;
+    if (ran && r->nsamples > 0)
+        add_timing(o, r);
+    if (r->validated)
+        add_validation(o, &r->validation);
+    cJSON_AddStringToObject(o, "status", kb_status_name(r->status));
+    cJSON_AddStringToObject(o, "reason", r->reason);
+    return write_object(w, o);
+}
+
+static int jsonl_end(kb_writer *w, const kb_summary *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "summary");
+    cJSON_AddNumberToObject(o, "passed", (double)s->passed);
+    cJSON_AddNumberToObject(o, "failed", (double)s->failed);
+    cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
+    cJSON_AddNumberToObject(o, "errors", (double)s->errors);
+    cJSON_AddBoolToObject(o, "interrupted", s->interrupted);
+    return write_object(w, o);
+}
+
+static void jsonl_close(kb_writer *w)
+{
+    if (!w)
+        return;
+    if (w->out && fclose(w->out) != 0)
+        fprintf(stderr, "kbench: closing %s: %s\n",
+                ((jsonl_state *)w->state)->path, strerror(errno));
+    free(w->state);
+    free(w);
+}
+
+/* Returns the writer, or NULL with err naming the path and the reason
+ * (cannot open, out of memory). */
+kb_writer *kb_writer_jsonl(const char *path, char *err, size_t errlen)
+{
+    kb_writer *w = calloc(1, sizeof *w);
+    jsonl_state *st = calloc(1, sizeof *st);
+    if (!w || !st) {
+        snprintf(err, errlen, "%s: out of memory for the JSON Lines writer", path);
+        goto fail;
+    }
+    snprintf(st->path, sizeof st->path, "%s", path);
+    w->out = fopen(path, "w");
+    if (!w->out) {
+        snprintf(err, errlen, "cannot open %s for writing: %s", path, strerror(errno));
+        goto fail;
+    }
+    w->state = st;
+    w->begin = jsonl_begin;
+    w->write_case = jsonl_case;
+    w->end = jsonl_end;
+    w->close = jsonl_close;
+    return w;
+fail:
+    free(st);
+    free(w);
+    return NULL;
+}

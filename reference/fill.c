@@ -1,1 +1,140 @@
-/* placeholder: being written */
+/* fill.c - deterministic input data (validation and random modes) and the
+ * NaN poison for outputs.
+ *
+ * Every tensor is cut into fixed chunks of FILL_CHUNK consecutive logical
+ * elements; each chunk has its own generator seeded from (seed, tensor
+ * role, chunk index).  Which thread fills a chunk therefore never changes
+ * a value (benchdnn's idea), and since chunks follow the logical order,
+ * NCHW and NHWC problems get the same logical data. */
+#include <math.h>
+
+#include "reference/ref_internal.h"
+
+#define FILL_CHUNK 4096
+
+/* splitmix64 (Steele, Lea, Flood 2014): one add and a strong mix per
+ * output, good enough for test data and trivially seeded. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Each ingredient goes through the mixer, so neighbouring chunks (or
+ * sample points) and roles start far apart. */
+uint64_t kb_ref_hash(uint64_t seed, uint64_t a, uint64_t b)
+{
+    uint64_t s = seed;
+    uint64_t h = splitmix64(&s);
+    s = h ^ a;
+    h = splitmix64(&s);
+    s = h ^ b;
+    return splitmix64(&s);
+}
+
+/* Integer uniform in [lo, hi] (modulo bias is irrelevant for test data). */
+static double draw_int(uint64_t *st, int lo, int hi)
+{
+    return lo + (int)(splitmix64(st) % (uint64_t)(hi - lo + 1));
+}
+
+/* Uniform in [lo, hi), 53 random bits. */
+static double draw_uniform(uint64_t *st, double lo, double hi)
+{
+    double u = (double)(splitmix64(st) >> 11) * 0x1p-53;
+    return lo + (hi - lo) * u;
+}
+
+/* VALIDATION values.  conv and GEMM: |src| <= 4 and |wei| <= 2, so every
+ * product is an integer with |x| <= 8; for accumulation lengths up to
+ * 2^21 (the largest layer, DeepCAM's ASPP, has 2048*9 = 18432) every
+ * partial sum, in any order, is an integer below 2^24 and thus exact in
+ * fp32: a correct kernel matches the reference bit for bit.  Bias and the
+ * initial GEMM C are small integers too.  bnorm: integer src, mean and
+ * shift; variances are powers of two in [1/4, 4] and scales nonzero
+ * halves, exact binary values (only eps, the sqrt and the division
+ * round). */
+static double draw_validation(kb_arg a, uint64_t *st)
+{
+    switch (a) {
+    case KB_ARG_SRC:
+        return draw_int(st, -4, 4);
+    case KB_ARG_WEI:
+    case KB_ARG_MEAN:
+    case KB_ARG_SHIFT:
+        return draw_int(st, -2, 2);
+    case KB_ARG_VAR:
+        return ldexp(1.0, (int)draw_int(st, -2, 2));
+    case KB_ARG_SCALE: {
+        double mag = draw_int(st, 1, 4) * 0.5;
+        return draw_int(st, 0, 1) ? mag : -mag;
+    }
+    case KB_ARG_BIA:
+    case KB_ARG_DST:
+    case KB_ARG_MAX:
+        break;
+    }
+    return draw_int(st, -8, 8);
+}
+
+/* RANDOM values: uniform in [-1, 1], variances in [0.5, 1.5]. */
+static double draw_random(kb_arg a, uint64_t *st)
+{
+    if (a == KB_ARG_VAR)
+        return draw_uniform(st, 0.5, 1.5);
+    return draw_uniform(st, -1.0, 1.0);
+}
+
+static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
+                        kb_arg a, void *base, kb_fill_mode mode,
+                        uint64_t seed)
+{
+    const int64_t nchunks = (info->nelems + FILL_CHUNK - 1) / FILL_CHUNK;
+
+#pragma omp parallel for schedule(static)
+    for (int64_t ch = 0; ch < nchunks; ch++) {
+        uint64_t st = kb_ref_hash(seed, (uint64_t)a, (uint64_t)ch);
+        int64_t first = ch * FILL_CHUNK;
+        int64_t end = first + FILL_CHUNK < info->nelems ? first + FILL_CHUNK
+                                                        : info->nelems;
+        int64_t idx[KB_MAX_DIMS];
+
+        kb_ref_unravel(info, first, idx);
+        for (int64_t i = first; i < end; i++) {
+            double v = mode == KB_FILL_VALIDATION ? draw_validation(a, &st)
+                                                  : draw_random(a, &st);
+            kb_store(p->dt, base, kb_arg_offset(p, a, idx), v);
+            kb_ref_next_index(info, idx);
+        }
+    }
+}
+
+void kb_fill_inputs(const kb_problem *p, kb_tensors *t, kb_fill_mode mode,
+                    uint64_t seed)
+{
+    kb_arg_info info[KB_ARG_MAX];
+    kb_problem_args(p, info);
+    for (int a = 0; a < KB_ARG_MAX; a++)
+        if (info[a].used && info[a].is_input)
+            fill_tensor(p, &info[a], (kb_arg)a, t->ptr[a], mode, seed);
+}
+
+/* Only pure outputs are poisoned: a tensor that is also an input (GEMM's
+ * dst when beta != 0) holds data the kernel must read, so poisoning it
+ * would destroy the problem.  Such a tensor is still fully checked by
+ * the non-finite scan and the comparison.  Tensors are dense, so physical
+ * offsets 0 .. nelems-1 cover every element whatever the layout. */
+void kb_poison_outputs(const kb_problem *p, kb_tensors *t)
+{
+    kb_arg_info info[KB_ARG_MAX];
+    kb_problem_args(p, info);
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        if (!info[a].used || !info[a].is_output || info[a].is_input)
+            continue;
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < info[a].nelems; i++)
+            kb_store(p->dt, t->ptr[a], i, NAN);
+    }
+}

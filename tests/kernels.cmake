@@ -1,1 +1,5 @@
-# tests/kernels.cmake
+# tests/kernels.cmake - unit tests of kernels/: descriptors, counts, batch files, catalogs.
+kb_add_test(test_descriptor kb_kernels)
+kb_add_test(test_counts kb_kernels)
+kb_add_test(test_batch kb_kernels)
+kb_add_test(test_catalog kb_kernels)

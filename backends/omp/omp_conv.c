@@ -1,1 +1,272 @@
-/* placeholder: being written */
+/* omp_conv.c - fp32 convolution (2D and 3D, NCX and NXC) for the omp
+ * backend, as implicit GEMM on the engine in omp_gemm.c.
+ *
+ * Per image and group, with CG = C/G, KG = K/G, P = output pixels and
+ * TRS = the kernel's taps:
+ *   NCX: dst[KG, P]  = W[KG, CG*TRS] x col[CG*TRS, P]
+ *   NXC: dst[P, KG]  = col'[P, TRS*CG] x W'[TRS*CG, KG]
+ * col is never materialised: the engine's packer for it gathers each
+ * KC x NC (or MC x KC) block straight from src, zero where the window
+ * hangs over the padding, so a thread needs only its panel buffers.
+ * 1x1 stride-1 unpadded convolutions are plain matrices over src; a
+ * depthwise convolution (CG == 1) is a direct loop, since a GEMM with
+ * M == 1 cannot use the register tile. */
+#include "omp_kernels.h"
+
+enum { MR = KB_OMP_MR, NR = KB_OMP_NR };
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The geometry an im2col packer needs.  src points at channel 0 of the
+ * group in one image; element (c, z, y, x) of it is at
+ * c*c_stride + ((z*ih + y)*iw + x)*px_stride.  Dilations are effective
+ * (1 = none). */
+typedef struct {
+    const float *src;
+    int64_t c_stride, px_stride;
+    int64_t cg;
+    int64_t id, ih, iw, od, oh, ow, kd, kh, kw;
+    int64_t sd, sh, sw, pd, ph, pw, dd, dh, dw;
+} conv_geom;
+
+static conv_geom geom_of(const kb_problem *p, const float *src)
+{
+    const kb_conv_desc *d = &p->conv;
+    bool nxc = p->layout == KB_LAYOUT_NXC;
+    conv_geom q = {
+        .src = src,
+        .c_stride = nxc ? 1 : d->id * d->ih * d->iw,
+        .px_stride = nxc ? d->ic : 1,
+        .cg = d->ic / d->g,
+        .id = d->id, .ih = d->ih, .iw = d->iw,
+        .od = d->od, .oh = d->oh, .ow = d->ow,
+        .kd = d->kd, .kh = d->kh, .kw = d->kw,
+        .sd = d->sd, .sh = d->sh, .sw = d->sw,
+        .pd = d->pd, .ph = d->ph, .pw = d->pw,
+        .dd = d->dd + 1, .dh = d->dh + 1, .dw = d->dw + 1,
+    };
+    return q;
+}
+
+/* out[0..n) = the tap (c, kz, ky, kx) of the n consecutive output pixels
+ * starting at flat index j, zero where the tap falls in the padding.
+ * Walks output rows so the bounds are worked out once per row segment. */
+static void gather_pixels(const conv_geom *q, int64_t c, int64_t kz,
+                          int64_t ky, int64_t kx, int64_t j, int64_t n,
+                          float *out)
+{
+    const float *chan = q->src + c * q->c_stride;
+    int64_t ox = j % q->ow, oy = (j / q->ow) % q->oh, oz = j / (q->ow * q->oh);
+    while (n > 0) {
+        int64_t seg = min64(n, q->ow - ox), lo = seg, hi = seg;
+        int64_t iz = oz * q->sd - q->pd + kz * q->dd;
+        int64_t iy = oy * q->sh - q->ph + ky * q->dh;
+        int64_t ix0 = ox * q->sw - q->pw + kx * q->dw;
+        if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih) {
+            const float *row = chan + (iz * q->ih + iy) * q->iw * q->px_stride;
+            /* i is valid when 0 <= ix0 + i*sw < iw. */
+            lo = min64(seg, ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw));
+            hi = max64(lo, min64(seg, ix0 < q->iw ? ceil_div(q->iw - ix0, q->sw) : 0));
+            for (int64_t i = lo; i < hi; i++)
+                out[i] = row[(ix0 + i * q->sw) * q->px_stride];
+        }
+        for (int64_t i = 0; i < lo; i++)
+            out[i] = 0.0f;
+        for (int64_t i = hi; i < seg; i++)
+            out[i] = 0.0f;
+        out += seg;
+        n -= seg;
+        ox = 0;
+        if (++oy == q->oh) {
+            oy = 0;
+            oz++;
+        }
+    }
+}
+
+/* B packer for NCX: rows are taps kk = ((c*kd + kz)*kh + ky)*kw + kx,
+ * columns output pixels. */
+static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
+                              int64_t c0, int64_t rows, int64_t cols,
+                              float *buf)
+{
+    const conv_geom *q = op->ctx;
+    for (int64_t jp = 0; jp < cols; jp += NR) {
+        int64_t nr = min64(NR, cols - jp);
+        for (int64_t k = 0; k < rows; k++, buf += NR) {
+            int64_t kk = r0 + k;
+            int64_t kx = kk % q->kw, ky = (kk / q->kw) % q->kh;
+            int64_t kz = (kk / (q->kw * q->kh)) % q->kd;
+            int64_t c = kk / (q->kw * q->kh * q->kd);
+            gather_pixels(q, c, kz, ky, kx, c0 + jp, nr, buf);
+            for (int64_t j = nr; j < NR; j++)
+                buf[j] = 0.0f;
+        }
+    }
+}
+
+/* A packer for NXC: rows are output pixels, columns taps
+ * kk = ((kz*kh + ky)*kw + kx)*cg + c (channel fastest, as NXC stores). */
+static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
+                              int64_t c0, int64_t rows, int64_t cols,
+                              float *buf)
+{
+    const conv_geom *q = op->ctx;
+    for (int64_t ip = 0; ip < rows; ip += MR) {
+        int64_t mr = min64(MR, rows - ip);
+        for (int64_t k = 0; k < cols; k++, buf += MR) {
+            int64_t kk = c0 + k;
+            int64_t c = kk % q->cg, tap = kk / q->cg;
+            int64_t kx = tap % q->kw, ky = (tap / q->kw) % q->kh;
+            int64_t kz = tap / (q->kw * q->kh);
+            gather_pixels(q, c, kz, ky, kx, r0 + ip, mr, buf);
+            for (int64_t i = mr; i < MR; i++)
+                buf[i] = 0.0f;
+        }
+    }
+}
+
+static bool is_pointwise(const kb_conv_desc *d)
+{
+    return d->kd == 1 && d->kh == 1 && d->kw == 1 && d->sd == 1 &&
+           d->sh == 1 && d->sw == 1 && d->pd == 0 && d->ph == 0 &&
+           d->pw == 0;
+}
+
+int64_t kb_omp_conv_nxc_weight_elems(const kb_problem *p)
+{
+    const kb_conv_desc *d = &p->conv;
+    return d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw;
+}
+
+/* out[g][tap*CG + c][k] = wei[g*KG + k][c][tap]. */
+void kb_omp_conv_reorder_weights(const kb_problem *p, const float *wei,
+                                 float *out)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t cg = d->ic / d->g, kg = d->oc / d->g;
+    int64_t taps = d->kd * d->kh * d->kw;
+    for (int64_t g = 0; g < d->g; g++)
+        for (int64_t k = 0; k < kg; k++)
+            for (int64_t c = 0; c < cg; c++)
+                for (int64_t t = 0; t < taps; t++)
+                    out[(g * taps * cg + t * cg + c) * kg + k] =
+                        wei[((g * kg + k) * cg + c) * taps + t];
+}
+
+/* One image n, one group g, as a GEMM on the engine. */
+static void conv_gemm(const kb_problem *p, const kb_tensors *t,
+                      const float *wei_nxc, int64_t n, int64_t g,
+                      const kb_omp_workspace *ws)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t cg = d->ic / d->g, kg = d->oc / d->g;
+    int64_t in_px = d->id * d->ih * d->iw, out_px = d->od * d->oh * d->ow;
+    int64_t red = cg * d->kd * d->kh * d->kw;
+    const float *src = t->ptr[KB_ARG_SRC], *wei = t->ptr[KB_ARG_WEI];
+    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
+    float *dst = t->ptr[KB_ARG_DST];
+    bool pw = is_pointwise(d);
+    kb_omp_gemm_args a = { .k = red, .alpha = 1.0f, .beta = 0.0f,
+                           .bias = bias ? bias + g * kg : NULL };
+    conv_geom q;
+
+    if (p->layout == KB_LAYOUT_NCX) {
+        q = geom_of(p, src + (n * d->ic + g * cg) * in_px);
+        a.m = kg;
+        a.n = out_px;
+        a.a = (kb_omp_operand){ kb_omp_pack_a_strided,
+                                wei + g * kg * red, red, 1, NULL };
+        a.b = pw ? (kb_omp_operand){ kb_omp_pack_b_strided, q.src,
+                                     in_px, 1, NULL }
+                 : (kb_omp_operand){ pack_b_im2col_ncx, NULL, 0, 0, &q };
+        a.c = dst + (n * d->oc + g * kg) * out_px;
+        a.rs_c = out_px;
+        a.cs_c = 1;
+        a.bias_rs = 1;
+        a.bias_cs = 0;
+    } else {
+        q = geom_of(p, src + n * in_px * d->ic + g * cg);
+        a.m = out_px;
+        a.n = kg;
+        a.a = pw ? (kb_omp_operand){ kb_omp_pack_a_strided, q.src,
+                                     d->ic, 1, NULL }
+                 : (kb_omp_operand){ pack_a_im2col_nxc, NULL, 0, 0, &q };
+        a.b = (kb_omp_operand){ kb_omp_pack_b_strided,
+                                wei_nxc + g * red * kg, kg, 1, NULL };
+        a.c = dst + n * out_px * d->oc + g * kg;
+        a.rs_c = d->oc;
+        a.cs_c = 1;
+        a.bias_rs = 0;
+        a.bias_cs = 1;
+    }
+    kb_omp_gemm(&a, ws);
+}
+
+/* Depthwise (CG == 1, any channel multiplier KG): for each image and
+ * output channel, accumulate every tap's shifted input row into the
+ * output row.  Either layout, through the strides of conv_geom. */
+static void conv_depthwise(const kb_problem *p, const kb_tensors *t,
+                           int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t kg = d->oc / d->g;
+    int64_t in_px = d->id * d->ih * d->iw, out_px = d->od * d->oh * d->ow;
+    bool nxc = p->layout == KB_LAYOUT_NXC;
+    int64_t dst_c = nxc ? 1 : out_px, dst_px = nxc ? d->oc : 1;
+    const float *src = t->ptr[KB_ARG_SRC], *wei = t->ptr[KB_ARG_WEI];
+    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
+    float *dst = t->ptr[KB_ARG_DST];
+    conv_geom q0 = geom_of(p, src);
+
+#pragma omp parallel for collapse(2) schedule(dynamic) num_threads(nthreads)
+    for (int64_t n = 0; n < d->mb; n++) {
+        for (int64_t oc = 0; oc < d->oc; oc++) {
+            int64_t ic = oc / kg;
+            const float *s = src + n * in_px * d->ic + ic * q0.c_stride;
+            const float *w = wei + oc * d->kd * d->kh * d->kw;
+            float *o = dst + n * out_px * d->oc + oc * dst_c;
+            float b = bias ? bias[oc] : 0.0f;
+            for (int64_t i = 0; i < out_px; i++)
+                o[i * dst_px] = b;
+            for (int64_t kz = 0; kz < d->kd; kz++)
+            for (int64_t ky = 0; ky < d->kh; ky++)
+            for (int64_t kx = 0; kx < d->kw; kx++) {
+                float wv = w[(kz * d->kh + ky) * d->kw + kx];
+                for (int64_t oz = 0; oz < d->od; oz++) {
+                    int64_t iz = oz * q0.sd - q0.pd + kz * q0.dd;
+                    if (iz < 0 || iz >= d->id)
+                        continue;
+                    for (int64_t oy = 0; oy < d->oh; oy++) {
+                        int64_t iy = oy * q0.sh - q0.ph + ky * q0.dh;
+                        if (iy < 0 || iy >= d->ih)
+                            continue;
+                        int64_t ix0 = -q0.pw + kx * q0.dw;
+                        /* ox is valid when 0 <= ix0 + ox*sw < iw. */
+                        int64_t lo = ix0 >= 0 ? 0 : ceil_div(-ix0, q0.sw);
+                        int64_t hi = ix0 < d->iw ? min64(d->ow, ceil_div(d->iw - ix0, q0.sw)) : 0;
+                        const float *srow = s + (iz * d->ih + iy) * d->iw * q0.px_stride;
+                        float *orow = o + (oz * d->oh + oy) * d->ow * dst_px;
+                        for (int64_t ox = lo; ox < hi; ox++)
+                            orow[ox * dst_px] += wv * srow[(ix0 + ox * q0.sw) * q0.px_stride];
+                    }
+                }
+            }
+        }
+    }
+}
+
+void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
+                 const float *wei_nxc, const kb_omp_workspace *ws)
+{
+    const kb_conv_desc *d = &p->conv;
+    if (d->ic == d->g) {
+        conv_depthwise(p, t, ws->nthreads);
+        return;
+    }
+    for (int64_t n = 0; n < d->mb; n++)
+        for (int64_t g = 0; g < d->g; g++)
+            conv_gemm(p, t, wei_nxc, n, g, ws);
+}

@@ -1,0 +1,57 @@
+/* run.h - what `kbench run` was asked to do: the selected problems and
+ * backends and the measurement options.  cmd_run.c fills it from the
+ * command line (checking everything first); run.c executes it. */
+#ifndef KB_RUN_H
+#define KB_RUN_H
+
+#include "backends/backend.h"
+#include "kernels/batch.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KB_RUN_MAX_BACKENDS 32
+
+typedef struct {
+    kb_problem_list problems;
+    /* models[i] is the catalog problems.items[i] came from, "" for
+     * --desc and --batch problems; kept in step by kb_run_add. */
+    char (*models)[KB_MODEL_NAME_MAX];
+    size_t models_cap;
+
+    const kb_backend *backends[KB_RUN_MAX_BACKENDS];
+    int nbackends;
+
+    int threads;               /* 0: OpenMP's default */
+    int64_t reps;              /* timed repetitions, at least */
+    double min_time;           /* seconds of timed running, at least */
+    int64_t warmup;            /* untimed runs before timing */
+    uint64_t seed;
+    int64_t check_points;      /* sampled-validation points, 0: default */
+
+    const char *json_path;     /* NULL: none */
+    const char *csv_path;
+    const char *dump_dir;
+    bool result_lines;
+    bool quiet;                /* no table on stdout */
+
+    int argc;                  /* the command line, for provenance */
+    char **argv;
+} kb_run_opts;
+
+/* Defaults: reps 5, min_time 0.2 s, warmup 1, seed 42, nothing selected. */
+void kb_run_opts_init(kb_run_opts *o);
+void kb_run_opts_free(kb_run_opts *o);
+
+/* Append every problem of l to o, from catalog `model` ("" for none).
+ * Returns 0, or -1 when out of memory (o keeps what it had). */
+int kb_run_add(kb_run_opts *o, const kb_problem_list *l, const char *model);
+
+/* Run every problem on every backend of o, writing records as they
+ * finish.  Returns the exit code (commands.h): 0, 1 (some FAILED), 3
+ * (some ERROR or a writer failed), 2 (an output file or --dump directory
+ * cannot be created, before anything ran), or 128+signo when
+ * interrupted. */
+int kb_run_execute(const kb_run_opts *o);
+
+#endif

@@ -1,0 +1,52 @@
+/* timing.h - the clock, its resolution, and the timed-repetition loop.
+ *
+ * Measurement is explicit: warm-up runs are discarded, every timed sample
+ * is kept, and the loop stops only when both the repetition count and the
+ * minimum total time are met (or when asked to stop). */
+#ifndef KB_TIMING_H
+#define KB_TIMING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC_RAW where available, so
+ * NTP slewing never stretches a sample).  Only differences mean anything.
+ * Can't fail. */
+double kb_now(void);
+
+/* Smallest non-zero step the clock shows, in seconds, measured once (as
+ * STREAM does) and cached.  Can't fail. */
+double kb_timer_resolution(void);
+
+/* One execution of the thing being timed.  Sets *elapsed to the seconds
+ * it measured itself (a GPU event timer) or to a negative value to let
+ * the loop's clock count.  Returns 0, or -1 with a message in err. */
+typedef int (*kb_rep_fn)(void *ctx, double *elapsed, char *err, size_t len);
+
+typedef struct {
+    int64_t warmup;      /* untimed runs first */
+    int64_t reps;        /* at least this many timed runs ... */
+    double min_time;     /* ... and at least this many seconds (wall time
+                            from the first timed run) */
+    bool (*stop)(void);  /* polled between runs; NULL = never stop early */
+} kb_rep_opts;
+
+/* Samples of one loop; free with kb_samples_free. */
+typedef struct {
+    double *v;           /* seconds, in run order */
+    int64_t n, cap;
+    bool self_timed;     /* every sample came from the callback's *elapsed */
+} kb_samples;
+
+void kb_samples_free(kb_samples *s);
+
+/* Run fn o->warmup times untimed, then timed until o->reps samples and
+ * o->min_time seconds of timed running are both reached.
+ * Returns 0 when done, 1 when o->stop asked to stop (the samples so far
+ * are kept), or -1 with a message in err when fn failed or memory for the
+ * samples ran out. */
+int kb_time_reps(kb_rep_fn fn, void *ctx, const kb_rep_opts *o,
+                 kb_samples *out, char *err, size_t len);
+
+#endif

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# setup-debian.sh - install what kbench needs to build and test on Debian
+# (12 or later) or Ubuntu.  Idempotent: apt-get skips what is installed.
+# Runs as root, or through sudo when it is available.
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config git libcjson-dev python3)
+
+if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+else
+    echo "setup-debian.sh: run as root or install sudo (needed: ${packages[*]})" >&2
+    exit 1
+fi
+
+# Skip apt entirely when everything is already there (fast re-runs,
+# offline machines that were set up before).
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup-debian.sh: all packages present (${packages[*]})"
+    exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update
+"${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# test.sh [PRESET] - set up a Debian machine and pass the tests:
+# configure, build and run ctest through the CMake workflow preset
+# (default: Release in build/default; asan: sanitised Debug in build/asan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup-debian.sh
+cmake --workflow --preset "${1:-default}"

@@ -1,0 +1,198 @@
+/* test_compare.c - validation: correct outputs pass, a single wrong or
+ * unwritten element is caught, sampling is chosen for large problems, and
+ * the tolerance model behaves. */
+#include <stdlib.h>
+
+#include "reference/reference.h"
+#include "tests/check.h"
+
+/* ic 4, oc 6, g 2, 2x 7x7 images, 3x3 kernel, pad 1, with bias: out 7x7.
+ * 588 outputs x 18 MACs: small enough for a full comparison. */
+static kb_problem conv(kb_dtype dt)
+{
+    kb_problem p = {
+        .kind = KB_CONV,
+        .conv = {.ndims = 2, .mb = 2, .g = 2, .ic = 4, .oc = 6, .id = 1,
+                 .ih = 7, .iw = 7, .od = 1, .oh = 7, .ow = 7, .kd = 1,
+                 .kh = 3, .kw = 3, .sd = 1, .sh = 1, .sw = 1, .ph = 1,
+                 .pw = 1},
+        .count = 1, .dt = dt, .layout = KB_LAYOUT_NXC, .dir = KB_FWD_B};
+    return p;
+}
+
+/* Allocate, fill, poison and compute the reference into t, as a correct
+ * backend would.  Returns 0, or -1 when the allocation fails. */
+static int prepare_correct(const kb_problem *p, kb_tensors *t)
+{
+    if (kb_tensors_alloc(p, t) != 0)
+        return -1;
+    kb_fill_inputs(p, t, KB_FILL_VALIDATION, 11);
+    kb_poison_outputs(p, t);
+    kb_ref_run(p, t, t);
+    return 0;
+}
+
+static void test_correct_passes(void)
+{
+    kb_problem p = conv(KB_F32);
+    kb_tensors t;
+    kb_validation v;
+    CHECK(prepare_correct(&p, &t) == 0);
+    if (!t.ptr[KB_ARG_DST])
+        return;
+    CHECK(kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(!v.sampled);
+    CHECK(v.checked == 2 * 6 * 7 * 7);
+    CHECK(v.mismatches == 0 && v.nonfinite == 0);
+    CHECK(v.max_abs_err == 0.0);   /* integer data: fp32 is exact */
+    CHECK_STR(v.first_mismatch, "");
+    kb_tensors_free(&t);
+}
+
+static void test_wrong_element_caught(void)
+{
+    kb_problem p = conv(KB_F32);
+    kb_tensors t;
+    kb_validation v;
+    char want[192];
+    CHECK(prepare_correct(&p, &t) == 0);
+    if (!t.ptr[KB_ARG_DST])
+        return;
+    int64_t idx[4] = {1, 4, 2, 5};
+    int64_t off = kb_arg_offset(&p, KB_ARG_DST, idx);
+    float *dst = t.ptr[KB_ARG_DST];
+    float right = dst[off];
+    dst[off] = right + 1;
+    CHECK(!kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(v.mismatches == 1 && v.nonfinite == 0);
+    CHECK(v.max_abs_err == 1.0);
+    snprintf(want, sizeof want, "dst[1,4,2,5]: got %.9g, expected %.9g",
+             (double)(right + 1), (double)right);
+    CHECK_STR(v.first_mismatch, want);
+
+    /* One ulp off passes; an error far above the tolerance fails. */
+    dst[off] = nextafterf(right, INFINITY);
+    CHECK(kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(v.max_rel_err > 0 && v.max_rel_err <= v.tolerance);
+    dst[off] = right + 1e-2f;
+    CHECK(!kb_validate(&p, &t, &t, NULL, &v));
+    kb_tensors_free(&t);
+}
+
+static void test_nan_outside_sample(void)
+{
+    kb_problem p = conv(KB_F32);
+    kb_tensors t;
+    kb_validation v;
+    /* Force sampling: one random point plus the first and the last. */
+    kb_validate_opts o = {.full_max_macs = 1, .sample_points = 1, .seed = 5};
+    CHECK(prepare_correct(&p, &t) == 0);
+    if (!t.ptr[KB_ARG_DST])
+        return;
+    CHECK(kb_validate(&p, &t, &t, &o, &v));
+    CHECK(v.sampled && v.checked == 3);
+    ((float *)t.ptr[KB_ARG_DST])[100] = NAN;
+    CHECK(!kb_validate(&p, &t, &t, &o, &v));
+    CHECK(v.nonfinite == 1);
+    CHECK(strstr(v.first_mismatch, "dst[") == v.first_mismatch);
+    kb_tensors_free(&t);
+}
+
+/* GEMM 256x256 with K = 2048: 2^27 MACs, past the default 2^26, so the
+ * default policy samples 4096 random points plus the first and last.
+ * A is zero and beta is 0, so the correct dst is all zeros and no full
+ * reference has to be computed here. */
+static void test_sampled_for_large(void)
+{
+    kb_problem p = {
+        .kind = KB_GEMM,
+        .gemm = {.m = 256, .n = 256, .k = 2048, .alpha = 1, .beta = 0},
+        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+    kb_tensors t;
+    kb_validation v;
+    CHECK(kb_tensors_alloc(&p, &t) == 0);
+    if (!t.ptr[KB_ARG_DST])
+        return;
+    kb_fill_inputs(&p, &t, KB_FILL_VALIDATION, 2);
+    memset(t.ptr[KB_ARG_SRC], 0, 256 * 2048 * sizeof(float));
+    memset(t.ptr[KB_ARG_DST], 0, 256 * 256 * sizeof(float));
+    CHECK(kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(v.sampled && v.checked == 4096 + 2 && v.mismatches == 0);
+    /* The last element is always among the points. */
+    ((float *)t.ptr[KB_ARG_DST])[256 * 256 - 1] = 1;
+    CHECK(!kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(v.mismatches == 1);
+    CHECK_STR(v.first_mismatch, "dst[255,255]: got 1, expected 0");
+    kb_tensors_free(&t);
+}
+
+/* GEMM with beta != 0: dst starts as C, so the validation needs the
+ * inputs as they were before the run. */
+static void test_gemm_beta(void)
+{
+    kb_problem p = {
+        .kind = KB_GEMM,
+        .gemm = {.m = 9, .n = 7, .k = 5, .ta = true, .tb = true,
+                 .alpha = 1.5, .beta = -0.5},
+        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+    kb_tensors in, t;
+    kb_validation v;
+    CHECK(kb_tensors_alloc(&p, &in) == 0);
+    CHECK(kb_tensors_alloc(&p, &t) == 0);
+    if (!in.ptr[KB_ARG_DST] || !t.ptr[KB_ARG_DST])
+        return;
+    kb_fill_inputs(&p, &in, KB_FILL_VALIDATION, 4);
+    kb_fill_inputs(&p, &t, KB_FILL_VALIDATION, 4);
+    kb_ref_run(&p, &in, &t);
+    CHECK(kb_validate(&p, &in, &t, NULL, &v));
+    CHECK(v.checked == 9 * 7 && v.max_abs_err == 0.0);
+    /* Validating against the overwritten dst as "initial C" fails. */
+    CHECK(!kb_validate(&p, &t, &t, NULL, &v));
+    kb_tensors_free(&in);
+    kb_tensors_free(&t);
+}
+
+static void test_bnorm_training(void)
+{
+    kb_problem p = {
+        .kind = KB_BNORM,
+        .bnorm = {.ndims = 3, .mb = 2, .ic = 5, .id = 3, .ih = 4, .iw = 3,
+                  .eps = 1e-5},
+        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NXC, .dir = KB_FWD_D};
+    kb_tensors t;
+    kb_validation v;
+    CHECK(prepare_correct(&p, &t) == 0);
+    if (!t.ptr[KB_ARG_DST])
+        return;
+    CHECK(kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(v.checked == 2 * 5 * 36 + 5 + 5);   /* dst, mean, var */
+    /* A wrong variance is caught. */
+    ((float *)t.ptr[KB_ARG_VAR])[3] *= 1.01f;
+    CHECK(!kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(v.mismatches == 1);
+    CHECK(strstr(v.first_mismatch, "var[3]: ") == v.first_mismatch);
+    kb_tensors_free(&t);
+}
+
+static void test_tolerance_model(void)
+{
+    kb_problem small = conv(KB_F32), big = conv(KB_F32), f64 = conv(KB_F64);
+    big.conv.ic = 2048;
+    big.conv.g = 1;
+    CHECK(kb_tolerance(&big) > kb_tolerance(&small));
+    CHECK(kb_tolerance(&f64) < kb_tolerance(&small));
+    CHECK(kb_tolerance(&small) > 0x1p-24 && kb_tolerance(&small) < 1e-4);
+    CHECK(kb_tolerance(&f64) > 0x1p-53 && kb_tolerance(&f64) < 1e-12);
+}
+
+int main(void)
+{
+    test_correct_passes();
+    test_wrong_element_caught();
+    test_nan_outside_sample();
+    test_sampled_for_large();
+    test_gemm_beta();
+    test_bnorm_training();
+    test_tolerance_model();
+    return CHECK_DONE();
+}

@@ -1,0 +1,224 @@
+/* test_npy.c - the .npy writer and --dump, checked byte by byte against
+ * the NPY v1.0 format as numpy.lib.format documents it. */
+#include "drivers/dump_npy.h"
+
+#include "check.h"
+
+#include <cjson/cJSON.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Magic, version 1.0, header length 118 (0x76, little-endian), the dict,
+ * 58 spaces and '\n': 10 + 118 = 128, a multiple of 64. */
+static void header_2x3_f32(void)
+{
+    const char dict[] =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+    char expect[128];
+    memcpy(expect, "\x93NUMPY\x01\x00\x76\x00", 10);
+    memcpy(expect + 10, dict, sizeof dict - 1);
+    memset(expect + 10 + sizeof dict - 1, ' ', 128 - 10 - (sizeof dict - 1));
+    expect[127] = '\n';
+
+    char buf[256];
+    int64_t dims[] = {2, 3};
+    int n = kb_npy_header(buf, sizeof buf, KB_F32, 2, dims);
+    CHECK(n == 128);
+    CHECK(n == 128 && memcmp(buf, expect, 128) == 0);
+    CHECK(kb_npy_header(buf, 100, KB_F32, 2, dims) == -1);   /* too small */
+}
+
+/* A 1-D shape keeps Python's trailing comma; f64 says '<f8'. */
+static void header_1d_f64(void)
+{
+    char buf[256];
+    int64_t dims[] = {7};
+    int n = kb_npy_header(buf, sizeof buf, KB_F64, 1, dims);
+    CHECK(n == 128);                           /* 10 + 57 + '\n' > 64 */
+    CHECK(n > 0 && memcmp(buf + 10,
+                          "{'descr': '<f8', 'fortran_order': False, "
+                          "'shape': (7,), }", 57) == 0);
+    CHECK(buf[8] == 118 && buf[9] == 0 && buf[127] == '\n' &&
+          buf[126] == ' ' && buf[67] == ' ');
+}
+
+/* A tiny GEMM: m 2, k 3, n 2, A transposed (stored [K, M]), beta 1. */
+static kb_problem tiny_gemm(void)
+{
+    kb_problem p;
+    memset(&p, 0, sizeof p);
+    p.kind = KB_GEMM;
+    p.gemm = (kb_gemm_desc){.m = 2, .n = 2, .k = 3, .ta = true,
+                            .alpha = 1.0, .beta = 1.0};
+    p.count = 1;
+    p.dt = KB_F32;
+    snprintf(p.name, sizeof p.name, "tiny");
+    return p;
+}
+
+/* Read a whole file into a malloc'd buffer; NULL when it cannot. */
+static unsigned char *slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    *len = ftell(f);
+    rewind(f);
+    unsigned char *b = malloc((size_t)*len + 1);
+    if (b && fread(b, 1, (size_t)*len, f) != (size_t)*len) {
+        free(b);
+        b = NULL;
+    }
+    if (b)
+        b[*len] = 0;
+    fclose(f);
+    return b;
+}
+
+/* The payload is in logical C order: A's [K, M] storage comes out as
+ * [M, K]. */
+static void payload_transposed(void)
+{
+    kb_problem p = tiny_gemm();
+    float phys[6] = {0, 1, 2, 3, 4, 5};    /* a[i][j] = phys[j * 2 + i] */
+    const float logical[6] = {0, 2, 4, 1, 3, 5};
+    char path[] = "/tmp/kb_test_npy_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    FILE *f = fopen(path, "wb");
+    char err[256] = "";
+    CHECK(f && kb_npy_write_arg(f, &p, KB_ARG_SRC, phys, err, sizeof err) == 0);
+    if (f)
+        fclose(f);
+    long len = 0;
+    unsigned char *b = slurp(path, &len);
+    CHECK(b && len == 128 + 6 * 4);
+    if (b && len == 128 + 6 * 4) {
+        CHECK(memcmp(b + 10, "{'descr': '<f4', 'fortran_order': False, "
+                             "'shape': (2, 3), }", 59) == 0);
+        CHECK(memcmp(b + 128, logical, sizeof logical) == 0);
+    }
+    free(b);
+    unlink(path);
+}
+
+/* Every element of the .npy payload at path equals v; the payload starts
+ * after the header length stored in bytes 8 and 9. */
+static bool npy_all_equal(const char *path, float v, long nelems)
+{
+    long len = 0;
+    unsigned char *b = slurp(path, &len);
+    long start = b && len >= 10 ? 10 + b[8] + 256L * b[9] : 0;
+    bool ok = b && start % 64 == 0 && len == start + nelems * 4;
+    for (long i = 0; ok && i < nelems; i++) {
+        float x;
+        memcpy(&x, b + start + i * 4, 4);
+        ok = x == v;
+    }
+    free(b);
+    return ok;
+}
+
+static const char *json_str(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+/* --dump of one GEMM case: a, b, the initial c and the result dst, and a
+ * manifest line naming them with the GEMM parameters. */
+static void dump_gemm_case(void)
+{
+    char dir[] = "/tmp/kb_test_dump_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char err[512] = "";
+    kb_dump *d = kb_dump_open(dir, err, sizeof err);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+
+    kb_problem p = tiny_gemm();
+    float a[6] = {0}, bm[6] = {0}, c0[4] = {7, 7, 7, 7}, dst[4] = {9, 9, 9, 9};
+    kb_tensors in = {{0}}, out = {{0}};
+    in.ptr[KB_ARG_SRC] = out.ptr[KB_ARG_SRC] = a;
+    in.ptr[KB_ARG_WEI] = out.ptr[KB_ARG_WEI] = bm;
+    in.ptr[KB_ARG_DST] = c0;
+    out.ptr[KB_ARG_DST] = dst;
+    CHECK(kb_dump_case(d, 1, "omp", &p, "m2n2k3_ta", &in, &out, err,
+                       sizeof err) == 0);
+    CHECK(kb_dump_close(d) == 0);
+
+    char path[512];
+    const char *names[] = {"a", "b", "c", "dst"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/1_omp_%s.npy", dir, names[i]);
+        CHECK(access(path, R_OK) == 0);
+    }
+    snprintf(path, sizeof path, "%s/1_omp_c.npy", dir);
+    CHECK(npy_all_equal(path, 7.0f, 4));
+    snprintf(path, sizeof path, "%s/1_omp_dst.npy", dir);
+    CHECK(npy_all_equal(path, 9.0f, 4));
+
+    snprintf(path, sizeof path, "%s/manifest.jsonl", dir);
+    long len = 0;
+    char *text = (char *)slurp(path, &len);
+    CHECK(text && len > 0 && text[len - 1] == '\n');
+    cJSON *m = text ? cJSON_Parse(text) : NULL;
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_STR(json_str(m, "desc"), "m2n2k3_ta");
+        CHECK_STR(json_str(m, "kernel"), "gemm");
+        CHECK_STR(json_str(m, "backend"), "omp");
+        CHECK_STR(json_str(m, "dtype"), "f32");
+        const cJSON *prm = cJSON_GetObjectItemCaseSensitive(m, "params");
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(prm, "transa")));
+        CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(prm, "transb")));
+        CHECK(cJSON_GetNumberValue(
+                  cJSON_GetObjectItemCaseSensitive(prm, "beta")) == 1.0);
+        CHECK(cJSON_GetObjectItemCaseSensitive(prm, "stride") == NULL);
+        const cJSON *files = cJSON_GetObjectItemCaseSensitive(m, "files");
+        CHECK_STR(json_str(files, "c"), "1_omp_c.npy");
+        CHECK_STR(json_str(files, "dst"), "1_omp_dst.npy");
+        CHECK(cJSON_GetArraySize(files) == 4);
+    }
+    cJSON_Delete(m);
+    free(text);
+
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/1_omp_%s.npy", dir, names[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/manifest.jsonl", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A --dump path that is a regular file cannot become a directory. */
+static void dump_dir_is_a_file(void)
+{
+    char path[] = "/tmp/kb_test_notdir_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    char err[512] = "";
+    CHECK(kb_dump_open(path, err, sizeof err) == NULL);
+    CHECK(strstr(err, path) != NULL);
+    unlink(path);
+}
+
+int main(void)
+{
+    header_2x3_f32();
+    header_1d_f64();
+    payload_transposed();
+    dump_gemm_case();
+    dump_dir_is_a_file();
+    return CHECK_DONE();
+}

@@ -1,0 +1,130 @@
+/* test_timing.c - the clock, its resolution and the repetition loop on
+ * fake callbacks: both the repetition count and the minimum time are
+ * met, warm-up runs are not sampled, a backend's own timer is used, and
+ * errors and stop requests end the loop. */
+#include "drivers/timing.h"
+
+#include "check.h"
+
+typedef struct {
+    int calls;
+    int fail_at;               /* fail on this call (1-based), 0: never */
+    double self_time;          /* report this as elapsed when >= 0 */
+    double busy;               /* seconds to spin per call */
+} fake;
+
+static int fake_run(void *ctx, double *elapsed, char *err, size_t len)
+{
+    fake *f = ctx;
+    f->calls++;
+    if (f->calls == f->fail_at) {
+        snprintf(err, len, "fake failure on call %d", f->calls);
+        return -1;
+    }
+    double t0 = kb_now();
+    while (kb_now() - t0 < f->busy)
+        ;
+    *elapsed = f->self_time;
+    return 0;
+}
+
+static void clock_and_resolution(void)
+{
+    double t0 = kb_now(), t1 = kb_now();
+    CHECK(t1 >= t0);
+    double r = kb_timer_resolution();
+    CHECK(r > 0.0 && r < 1e-3);
+    CHECK(kb_timer_resolution() == r);        /* measured once */
+}
+
+/* Many fast runs: the repetition count is what stops the loop. */
+static void reps_bound(void)
+{
+    fake f = {.self_time = -1};
+    kb_rep_opts o = {.warmup = 2, .reps = 50, .min_time = 0.0};
+    kb_samples s;
+    char err[128];
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    CHECK(s.n == 50);
+    CHECK(f.calls == 52);                      /* warm-up not sampled */
+    CHECK(!s.self_timed);
+    for (int64_t i = 0; i < s.n; i++)
+        CHECK(s.v[i] >= 0.0);
+    kb_samples_free(&s);
+}
+
+/* Slow-ish runs: the minimum time is what stops the loop. */
+static void min_time_bound(void)
+{
+    fake f = {.self_time = -1, .busy = 2e-3};
+    kb_rep_opts o = {.warmup = 0, .reps = 2, .min_time = 0.03};
+    kb_samples s;
+    char err[128];
+    double t0 = kb_now();
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    double wall = kb_now() - t0;
+    CHECK(wall >= 0.03);
+    CHECK(s.n > 2);
+    double sum = 0;
+    for (int64_t i = 0; i < s.n; i++) {
+        CHECK(s.v[i] >= 2e-3);                 /* each sample covers the spin */
+        sum += s.v[i];
+    }
+    CHECK(sum >= 0.03 - 2e-3 * 2);             /* samples cover the time */
+    kb_samples_free(&s);
+}
+
+/* A self-timing callback's figure is used, not the clock's. */
+static void self_timed(void)
+{
+    fake f = {.self_time = 0.25};
+    kb_rep_opts o = {.warmup = 1, .reps = 4, .min_time = 0.0};
+    kb_samples s;
+    char err[128];
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    CHECK(s.n == 4 && s.self_timed);
+    for (int64_t i = 0; i < s.n; i++)
+        CHECK(s.v[i] == 0.25);
+    kb_samples_free(&s);
+}
+
+static void failure(void)
+{
+    fake f = {.self_time = -1, .fail_at = 4};
+    kb_rep_opts o = {.warmup = 1, .reps = 10, .min_time = 0.0};
+    kb_samples s;
+    char err[128] = "";
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == -1);
+    CHECK_STR(err, "fake failure on call 4");
+    CHECK(s.n == 2);
+    kb_samples_free(&s);
+}
+
+static int stop_calls;
+static bool stop_after_three(void)
+{
+    return ++stop_calls > 3;
+}
+
+static void stopped(void)
+{
+    fake f = {.self_time = -1};
+    kb_rep_opts o = {.warmup = 0, .reps = 100, .min_time = 0.0,
+                     .stop = stop_after_three};
+    kb_samples s;
+    char err[128];
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 1);
+    CHECK(s.n == 3 && f.calls == 3);
+    kb_samples_free(&s);
+}
+
+int main(void)
+{
+    clock_and_resolution();
+    reps_bound();
+    min_time_bound();
+    self_timed();
+    failure();
+    stopped();
+    return CHECK_DONE();
+}
