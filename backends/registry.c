@@ -8,13 +8,22 @@
 #include <string.h>
 
 #include "omp/omp_backend.h"
+#ifdef KB_HAVE_OPENBLAS
+#include "openblas/openblas_backend.h"
+#endif
+#ifdef KB_HAVE_ONEDNN
+#include "onednn/onednn_backend.h"
+#endif
 
 static const kb_backend *const builtin[] = {
     &kb_backend_omp,           /* always built */
-    /* A new backend adds one line here, e.g.
-     * #ifdef KB_HAVE_OPENBLAS
-     *     &kb_backend_openblas,
-     * #endif */
+#ifdef KB_HAVE_OPENBLAS
+    &kb_backend_openblas,
+#endif
+#ifdef KB_HAVE_ONEDNN
+    &kb_backend_onednn,
+    &kb_backend_onednn_reorder,
+#endif
 };
 
 #define NBUILTIN ((int)(sizeof(builtin) / sizeof(builtin[0])))

@@ -101,8 +101,9 @@ static bool needs_quotes(const char *word)
     return false;
 }
 
-/* argv joined by spaces, single-quoted where needed ('\'' for a quote),
- * so the line can be pasted back into a shell.  Too long a line is cut
+/* "kbench" and the verb's argv (argv[0] is the verb) joined by spaces,
+ * single-quoted where needed ('\'' for a quote), so the line can be
+ * pasted back into a shell.  Too long a line is cut
  * at a whole word and ends in " ..." instead of a torn quote. */
 static void command_line(char *dst, size_t len, int argc, char **argv)
 {
@@ -110,10 +111,11 @@ static void command_line(char *dst, size_t len, int argc, char **argv)
     size_t room = len - sizeof cut;   /* keep space for the marker */
     size_t pos = 0;
     dst[0] = '\0';
+    append(dst, len, &pos, "kbench");
     for (int i = 0; i < argc; i++) {
         char word[1024];
         size_t wpos = 0;
-        const char *sep = i ? " " : "";
+        const char *sep = " ";
         if (needs_quotes(argv[i])) {
             append(word, sizeof word, &wpos, "%s'", sep);
             for (const char *c = argv[i]; *c; c++) {

@@ -348,14 +348,30 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
 
 /* ---- the run ---- */
 
+/* One thread count for OpenMP and every library pool (OpenBLAS has its
+ * own): --threads, else OpenMP's default (OMP_NUM_THREADS or the cores). */
 static void apply_threads(const kb_run_opts *o)
 {
-    if (o->threads <= 0)
-        return;
-    omp_set_num_threads(o->threads);
+    int n = o->threads > 0 ? o->threads : omp_get_max_threads();
+    omp_set_num_threads(n);
     for (int i = 0; i < o->nbackends; i++)
         if (o->backends[i]->set_threads)
-            o->backends[i]->set_threads(o->threads);
+            o->backends[i]->set_threads(n);
+}
+
+/* Print what a backend's describe() flags as a "warning" (for example
+ * OpenBLAS running kernels narrower than the CPU), once, before any
+ * figure is measured.  The run record keeps the same facts. */
+static void warn_backends(const kb_run_opts *o)
+{
+    for (int i = 0; i < o->nbackends; i++) {
+        kb_info info = {0};
+        o->backends[i]->describe(&info);
+        for (int k = 0; k < info.n; k++)
+            if (strcmp(info.kv[k].key, "warning") == 0)
+                fprintf(stderr, "kbench: warning: %s: %s\n",
+                        o->backends[i]->name, info.kv[k].value);
+    }
 }
 
 /* begin() on every writer.  Returns 0, or -1 when one failed. */
@@ -433,6 +449,7 @@ int kb_run_execute(const kb_run_opts *o)
                         "an interrupt will lose the summary\n",
                 strerror(errno));
     apply_threads(o);
+    warn_backends(o);
     if (begin_writers(&rs) != 0)
         rs.output_failed = true;
     else

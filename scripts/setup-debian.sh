@@ -4,7 +4,10 @@
 # Runs as root, or through sudo when it is available.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config git libcjson-dev python3)
+# Required: toolchain, cJSON.  Vendor backends: OpenBLAS, oneDNN (CMake
+# skips a backend whose library is missing and says so).
+packages=(build-essential cmake pkg-config git libcjson-dev python3
+          libopenblas-dev libdnnl-dev)
 
 if [ "$(id -u)" -eq 0 ]; then
     as_root=()

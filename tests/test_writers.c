@@ -74,9 +74,10 @@ static kb_case_record skipped_case(const kb_problem *p)
 
 static kb_provenance provenance(void)
 {
-    char *argv[] = {"kbench", "run", "--desc", "it's \"odd\" \\ here"};
+    /* A verb's argv, as kb_cmd_run passes it: argv[0] is the verb. */
+    char *argv[] = {"run", "--desc", "it's \"odd\" \\ here"};
     kb_provenance prov;
-    kb_provenance_collect(&prov, 4, argv, 2, 42);
+    kb_provenance_collect(&prov, 3, argv, 2, 42);
     return prov;
 }
 
