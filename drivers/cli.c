@@ -1,6 +1,8 @@
 /* cli.c - kbench's front door: dispatches the verb, prints usage, the
  * version and the exit-code table shared by every verb's --help. */
 #include "drivers/commands.h"
+#include "drivers/peaks/peaks.h"
+#include "drivers/roofline/report.h"
 
 #include "buildinfo.h"
 
@@ -12,11 +14,13 @@ typedef struct {
     const char *summary;
 } kb_verb;
 
-/* Verbs that exist today.  peaks/report/compare/check/io are planned and
- * deliberately absent until they are written. */
+/* Verbs that exist today.  compare/check/io are planned and deliberately
+ * absent until they are written. */
 static const kb_verb verbs[] = {
     {"run", kb_cmd_run, "run problems on backends, validate, time, record"},
     {"list", kb_cmd_list, "list models, kernels, backends or a model's layers"},
+    {"peaks", kb_cmd_peaks, "measure the machine's compute and memory ceilings"},
+    {"report", kb_cmd_report, "roofline chart and tables from result files"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
@@ -52,9 +56,11 @@ static void print_usage(FILE *out)
           "             [--layout nchw|nhwc|ncdhw|ndhwc] [--threads N] [--reps N]\n"
           "             [--min-time SEC] [--warmup N] [--seed S] [--check-points N]\n"
           "             [--json FILE] [--csv FILE] [--result-lines] [--dump DIR]\n"
-          "             [--quiet]\n"
+          "             [--quiet] [--peaks FILE]\n"
           "  kbench list models | kernels | backends\n"
-          "  kbench list layers --model M [--mb N]\n\n"
+          "  kbench list layers --model M [--mb N]\n"
+          "  kbench peaks [--out FILE] [--threads N] [--quick]\n"
+          "  kbench report RESULTS.jsonl... [--peaks FILE] --out DIR\n\n"
           "`kbench VERB --help` describes a verb's options.\n\n",
           out);
     kb_print_exit_codes(out);

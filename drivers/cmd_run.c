@@ -40,7 +40,7 @@ enum {
     OPT_MODEL = 256, OPT_KERNEL, OPT_LAYER, OPT_DESC, OPT_BATCH,
     OPT_BACKEND, OPT_MB, OPT_DT, OPT_LAYOUT, OPT_THREADS, OPT_REPS,
     OPT_MIN_TIME, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
-    OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET,
+    OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS,
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +64,7 @@ static const struct option long_opts[] = {
     {"result-lines", no_argument, NULL, OPT_RESULT_LINES},
     {"dump", required_argument, NULL, OPT_DUMP},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"peaks", required_argument, NULL, OPT_PEAKS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -99,6 +100,8 @@ static void usage(FILE *out)
         "  --result-lines       a RESULT key=value line per case on stdout\n"
         "  --dump DIR           tensors as .npy files and DIR/manifest.jsonl\n"
         "  --quiet              no table on stdout\n"
+        "  --peaks FILE         place every case on the roofline of these\n"
+        "                       ceilings (kbench peaks --out FILE)\n"
         "  -h, --help           this help\n\n",
         out);
     kb_print_exit_codes(out);
@@ -238,6 +241,24 @@ static int select_backends(cmdline *cl)
 
 /* ---- command line ---- */
 
+/* --peaks FILE: the ceilings every case is placed under.  A missing or
+ * malformed file is an input error, reported before anything runs.
+ * Returns 0, or -1 after printing what was wrong. */
+static int load_peaks(kb_run_opts *o, const char *path)
+{
+    char err[512];
+    if (!o->ceilings && !(o->ceilings = malloc(sizeof *o->ceilings))) {
+        fputs("kbench run: out of memory for --peaks\n", stderr);
+        return -1;
+    }
+    if (kb_ceilings_load(path, o->ceilings, err, sizeof err) != 0) {
+        fprintf(stderr, "kbench run: --peaks: %s\n", err);
+        return -1;
+    }
+    o->peaks_path = path;
+    return 0;
+}
+
 /* Handle one option.  Returns 0, or -1 after printing what was wrong. */
 static int take_option(cmdline *cl, int c, const char *arg)
 {
@@ -297,6 +318,7 @@ static int take_option(cmdline *cl, int c, const char *arg)
     case OPT_JSON: o->json_path = arg; break;
     case OPT_CSV: o->csv_path = arg; break;
     case OPT_DUMP: o->dump_dir = arg; break;
+    case OPT_PEAKS: return load_peaks(o, arg);
     case OPT_RESULT_LINES: o->result_lines = true; break;
     case OPT_QUIET: o->quiet = true; break;
     }

@@ -10,6 +10,7 @@
 #include "kernels/problem.h"
 #include "reference/reference.h"
 #include "drivers/stats.h"
+#include "drivers/roofline/placement.h"
 
 #include <stdio.h>
 
@@ -38,6 +39,12 @@ typedef struct {
     /* validation; valid when status is PASSED or FAILED */
     bool validated;
     kb_validation validation;
+    /* roofline; for cases that ran.  roof_placed only with a ceilings
+     * file (--peaks) holding the case's device, precision and level;
+     * otherwise roof_note says why (never an invented ceiling). */
+    bool roof_placed;
+    kb_placement roof;
+    char roof_note[192];
 } kb_case_record;
 
 /* Provenance, gathered once per run (provenance.c). */

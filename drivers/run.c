@@ -48,6 +48,8 @@ void kb_run_opts_free(kb_run_opts *o)
     free(o->models);
     o->models = NULL;
     o->models_cap = 0;
+    free(o->ceilings);
+    o->ceilings = NULL;
 }
 
 int kb_run_add(kb_run_opts *o, const kb_problem_list *l, const char *model)
@@ -294,6 +296,32 @@ static void set_timing(const kb_run_opts *o, const kb_samples *s,
     }
 }
 
+/* Place a timed case on the roofline of the --peaks ceilings, or say in
+ * roof_note why it is not placed. */
+static void set_roofline(const kb_run_opts *o, const kb_backend *b,
+                         kb_case_record *r)
+{
+    if (!o->ceilings) {
+        snprintf(r->roof_note, sizeof r->roof_note,
+                 "no ceilings file (kbench run --peaks FILE)");
+        return;
+    }
+    kb_roofline_case q = {
+        .device = b->device,
+        .dtype = kb_dtype_name(r->problem->dt),
+        .flops = r->flops,
+        .bytes = r->bytes,
+        .gflops = r->gflops,
+    };
+    r->roof_placed = kb_roofline_place(o->ceilings, &q, &r->roof, r->roof_note,
+                                       sizeof r->roof_note) == 0;
+    if (r->roof_placed && r->roof.above_roof)
+        snprintf(r->roof_note, sizeof r->roof_note,
+                 "measured %.1f%% of its roof: a counting or timing error, or "
+                 "data that stayed in a cache above %s",
+                 r->roof.pct, r->roof.memory ? r->roof.memory->level : "DRAM");
+}
+
 static void count_status(kb_summary *sum, kb_status st)
 {
     switch (st) {
@@ -340,6 +368,8 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
     }
     if (!rs->output_failed && timed != 1 && !kb_signal_caught()) {
         set_timing(rs->o, &s, &r);
+        if (r.nsamples > 0)
+            set_roofline(rs->o, b, &r);
         count_status(&rs->summary, r.status);
         write_record(rs, &r);
     }

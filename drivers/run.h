@@ -6,6 +6,7 @@
 
 #include "backends/backend.h"
 #include "kernels/batch.h"
+#include "drivers/peaks/ceilings.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +33,8 @@ typedef struct {
     const char *json_path;     /* NULL: none */
     const char *csv_path;
     const char *dump_dir;
+    const char *peaks_path;    /* --peaks FILE, NULL: none */
+    kb_ceilings *ceilings;     /* loaded from peaks_path, owned */
     bool result_lines;
     bool quiet;                /* no table on stdout */
 

@@ -14,7 +14,8 @@ static const char *const columns[] = {
     "dir", "desc", "flops", "bytes", "ai", "nsamples", "warmup", "timer",
     "min_s", "median_s", "mean_s", "max_s", "stddev_s", "cv", "gflops",
     "gbps", "validation", "checked", "mismatches", "nonfinite",
-    "max_abs_err", "max_rel_err", "tolerance", "status", "reason",
+    "max_abs_err", "max_rel_err", "tolerance", "attainable_gflops",
+    "pct_of_attainable", "bound", "above_roof", "status", "reason",
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 
@@ -75,6 +76,7 @@ static int csv_case(kb_writer *w, const kb_case_record *r)
     const kb_problem *p = r->problem;
     bool timed = (r->status == KB_PASSED || r->status == KB_FAILED) && r->nsamples > 0;
     bool val = r->validated;
+    bool placed = timed && r->roof_placed;
     const kb_validation *v = &r->validation;
     char b[NCOLS][40];
     const char *f[NCOLS] = {
@@ -109,6 +111,10 @@ static int csv_case(kb_writer *w, const kb_case_record *r)
         num(b[28], 40, val, v->max_abs_err),
         num(b[29], 40, val, v->max_rel_err),
         num(b[30], 40, val, v->tolerance),
+        num(b[31], 40, placed, r->roof.attainable),
+        num(b[32], 40, placed, r->roof.pct),
+        placed ? kb_bound_name(r->roof.bound) : "",
+        placed ? (r->roof.above_roof ? "true" : "false") : "",
         kb_status_name(r->status),
         r->reason,
     };

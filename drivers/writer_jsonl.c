@@ -139,6 +139,31 @@ static void add_validation(cJSON *o, const kb_validation *v)
     cJSON_AddStringToObject(val, "first_mismatch", v->first_mismatch);
 }
 
+/* "roofline": the placement, or why there is none. */
+static void add_roofline(cJSON *o, const kb_case_record *r)
+{
+    cJSON *roof = cJSON_AddObjectToObject(o, "roofline");
+    if (!roof)
+        return;
+    cJSON_AddBoolToObject(roof, "placed", r->roof_placed);
+    if (r->roof_placed) {
+        const kb_placement *pl = &r->roof;
+        add_number(roof, "attainable_gflops", pl->attainable);
+        add_number(roof, "pct_of_attainable", pl->pct);
+        cJSON_AddStringToObject(roof, "bound", kb_bound_name(pl->bound));
+        cJSON_AddBoolToObject(roof, "above_roof", pl->above_roof);
+        add_number(roof, "peak_gflops", pl->peak_gflops);
+        add_number(roof, "bandwidth_gbps", pl->bw_gbps);
+        if (pl->compute)
+            cJSON_AddStringToObject(roof, "compute_ceiling", pl->compute->kernel);
+        if (pl->memory) {
+            cJSON_AddStringToObject(roof, "memory_ceiling", pl->memory->kernel);
+            cJSON_AddStringToObject(roof, "memory_level", pl->memory->level);
+        }
+    }
+    cJSON_AddStringToObject(roof, "note", r->roof_note);
+}
+
 static int jsonl_case(kb_writer *w, const kb_case_record *r)
 {
     const kb_problem *p = r->problem;
@@ -163,8 +188,10 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     add_number(o, "bytes", r->bytes);
     add_number(o, "ai", r->bytes > 0 ? r->flops / r->bytes : NAN);
     bool ran = r->status == KB_PASSED || r->status == KB_FAILED;
-    if (ran && r->nsamples > 0)
+    if (ran && r->nsamples > 0) {
         add_timing(o, r);
+        add_roofline(o, r);
+    }
     if (r->validated)
         add_validation(o, &r->validation);
     cJSON_AddStringToObject(o, "status", kb_status_name(r->status));

@@ -61,7 +61,7 @@ static int result_case(kb_writer *w, const kb_case_record *r)
     bool timed = (r->status == KB_PASSED || r->status == KB_FAILED) &&
                  r->nsamples > 0 && isfinite(r->gflops) && isfinite(r->stats.median);
     char model[64], layer[KB_NAME_MAX], backend[64], host[128], value[32],
-        median[32];
+        median[32], roof[32];
     if (timed) {
         snprintf(value, sizeof value, "%.6g", r->gflops);
         snprintf(median, sizeof median, "%.6g", r->stats.median);
@@ -69,14 +69,19 @@ static int result_case(kb_writer *w, const kb_case_record *r)
         snprintf(value, sizeof value, "NA");
         snprintf(median, sizeof median, "NA");
     }
+    /* NA without a ceilings file: the harness sees no roof, not a zero. */
+    if (timed && r->roof_placed)
+        snprintf(roof, sizeof roof, "%.1f", r->roof.pct);
+    else
+        snprintf(roof, sizeof roof, "NA");
     fprintf(w->out, "RESULT kernel=%s model=%s layer=%s backend=%s dtype=%s "
             "host=%s device=%s metric=gflops value=%s unit=GFLOP/s median_s=%s "
-            "valid=%s status=%s\n",
+            "pct_of_roof=%s valid=%s status=%s\n",
             kb_problem_kernel_name(r->problem), token(model, sizeof model, r->model),
             token(layer, sizeof layer, r->problem->name),
             token(backend, sizeof backend, r->backend), kb_dtype_name(r->problem->dt),
             token(host, sizeof host, st->host), b ? b->device : "cpu", value, median,
-            verdict(r->status), kb_status_name(r->status));
+            roof, verdict(r->status), kb_status_name(r->status));
     return finish(w);
 }
 

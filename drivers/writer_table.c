@@ -38,10 +38,10 @@ static int table_begin(kb_writer *w, const kb_provenance *p)
             p->git_commit, p->date);
     fprintf(w->out, "host %s  cpu %s  cores %d  threads %d  affinity %s\n",
             p->host, p->cpu_model, p->cores_online, p->threads, p->affinity);
-    fprintf(w->out, "%4s %-10s %-22s %-7s %-8s %-*s %10s %9s %9s %6s %9s %15s  %s\n",
+    fprintf(w->out, "%4s %-10s %-22s %-7s %-8s %-*s %10s %9s %9s %8s %6s %9s %15s  %s\n",
             "seq", "model", "layer", "kernel", "backend", DESC_WIDTH, "descriptor",
-            "median_ms", "GFLOP/s", "GB/s", "CV%", "max_rel", "mism/checked",
-            "status");
+            "median_ms", "GFLOP/s", "GB/s", "%roof", "CV%", "max_rel",
+            "mism/checked", "status");
     return finish(w);
 }
 
@@ -70,32 +70,42 @@ static int table_case(kb_writer *w, const kb_case_record *r)
     const kb_validation *v = &r->validation;
     bool timed = (r->status == KB_PASSED || r->status == KB_FAILED) && r->nsamples > 0;
     char desc[DESC_WIDTH + 1], layer[23], med[32], gf[32], gb[32], cv[32],
-        rel[32], mism[48];
+        rel[32], mism[48], roof[32];
     if (r->validated)
         snprintf(mism, sizeof mism, "%lld/%lld%s", (long long)v->mismatches,
                  (long long)v->checked, v->sampled ? "s" : "");
     else
         snprintf(mism, sizeof mism, "-");
-    fprintf(w->out, "%4lld %-10s %-22s %-7s %-8s %-*s %10s %9s %9s %6s %9s %15s  %s\n",
+    /* % of the attainable roof and what bounds it: M(emory), C(ompute). */
+    if (timed && r->roof_placed)
+        snprintf(roof, sizeof roof, "%.0f%% %c%s", r->roof.pct,
+                 r->roof.bound == KB_BOUND_MEMORY ? 'M' : 'C',
+                 r->roof.above_roof ? "!" : "");
+    else
+        snprintf(roof, sizeof roof, "-");
+    fprintf(w->out, "%4lld %-10s %-22s %-7s %-8s %-*s %10s %9s %9s %8s %6s %9s %15s  %s\n",
             (long long)r->seq, r->model && *r->model ? r->model : "-",
             shorten(layer, sizeof layer - 1, p->name[0] ? p->name : "-"),
             kb_problem_kernel_name(p), r->backend, DESC_WIDTH,
             shorten(desc, DESC_WIDTH, r->desc),
             cell(med, sizeof med, timed, "%.4f", r->stats.median * 1e3),
             cell(gf, sizeof gf, timed, "%.2f", r->gflops),
-            cell(gb, sizeof gb, timed, "%.2f", r->gbps),
+            cell(gb, sizeof gb, timed, "%.2f", r->gbps), roof,
             cell(cv, sizeof cv, timed, "%.1f", r->stats.cv * 100),
             cell(rel, sizeof rel, r->validated, "%.2e", v->max_rel_err),
             mism, kb_status_name(r->status));
     if (r->status != KB_PASSED && r->reason[0])
         fprintf(w->out, "     %s: %s\n", kb_status_name(r->status), r->reason);
+    if (timed && r->roof_placed && r->roof.above_roof)
+        fprintf(w->out, "     ABOVE ROOF: %s\n", r->roof_note);
     return finish(w);
 }
 
 static int table_end(kb_writer *w, const kb_summary *s)
 {
     fprintf(w->out, "%lld passed, %lld failed, %lld skipped, %lld errors%s"
-            "  (mism/checked: \"s\" = sampled validation)\n",
+            "  (mism/checked: \"s\" = sampled validation; %%roof: of the "
+            "attainable, M/C = memory/compute bound, ! = above the roof)\n",
             (long long)s->passed, (long long)s->failed, (long long)s->skipped,
             (long long)s->errors, s->interrupted ? ", INTERRUPTED" : "");
     return finish(w);

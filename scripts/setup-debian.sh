@@ -5,9 +5,11 @@
 set -euo pipefail
 
 # Required: toolchain, cJSON.  Vendor backends: OpenBLAS, oneDNN (CMake
-# skips a backend whose library is missing and says so).
+# skips a backend whose library is missing and says so).  hwloc: cache
+# sizes for `kbench peaks` (sysfs otherwise).  libxml2: the report test
+# parses the SVG and HTML.
 packages=(build-essential cmake pkg-config git libcjson-dev python3
-          libopenblas-dev libdnnl-dev)
+          libopenblas-dev libdnnl-dev libhwloc-dev libxml2-dev)
 
 if [ "$(id -u)" -eq 0 ]; then
     as_root=()

@@ -254,14 +254,45 @@ static void test_result_lines(void)
         fclose(out);
         CHECK(strstr(text, "RESULT kernel=gemm model=my_model layer=fc_\"x\",y\\z "
                            "backend=omp dtype=f32 ") != NULL);
+        /* no ceilings file: the roof is NA, never a made-up number */
         CHECK(strstr(text, "metric=gflops value=0.002048 unit=GFLOP/s "
-                           "median_s=0.0015 valid=PASS status=PASSED\n") != NULL);
+                           "median_s=0.0015 pct_of_roof=NA valid=PASS "
+                           "status=PASSED\n") != NULL);
         CHECK(strstr(text, "model=- ") && strstr(text, "value=NA ") &&
               strstr(text, "valid=SKIP status=SKIPPED\n"));
         CHECK(len >= strlen(runs[i].last) &&
               strcmp(text + len - strlen(runs[i].last), runs[i].last) == 0);
         free(text);
     }
+}
+
+/* A case placed on the roofline carries its % of roof in every writer. */
+static void test_roofline_fields(void)
+{
+    kb_problem p = gemm_problem();
+    kb_case_record r = passed_case(&p);
+    kb_summary s = {.passed = 1};
+    kb_ceiling dram = {.kind = KB_CEIL_MEMORY, .kernel = "stream-triad",
+                       .level = "DRAM"};
+    char *text = NULL;
+    size_t len = 0;
+
+    r.roof_placed = true;
+    r.roof = (kb_placement){.attainable = 0.004, .pct = 51.2,
+                            .bound = KB_BOUND_MEMORY, .memory = &dram};
+    FILE *out = open_memstream(&text, &len);
+    kb_writer *w = kb_writer_result_lines(out);
+    CHECK(w && drive(w, &r, 1, &s) == 0);
+    fclose(out);
+    CHECK(strstr(text, " pct_of_roof=51.2 ") != NULL);
+    free(text);
+
+    out = open_memstream(&text, &len);
+    w = kb_writer_table(out);
+    CHECK(w && drive(w, &r, 1, &s) == 0);
+    fclose(out);
+    CHECK(strstr(text, " 51% M ") != NULL);
+    free(text);
 }
 
 static void test_table(void)
@@ -287,6 +318,7 @@ static void test_table(void)
 
 int main(void)
 {
+    test_roofline_fields();
     char dir[] = "/tmp/kb_writers_XXXXXX";
     if (!mkdtemp(dir)) {
         perror("mkdtemp");

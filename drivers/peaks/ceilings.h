@@ -1,0 +1,102 @@
+/* ceilings.h - measured machine ceilings (compute peaks, memory bandwidths)
+ * and their JSON file, schema "kbench.ceilings/1" (results/CEILINGS.md).
+ *
+ * A ceilings file holds one entry per device.  `kbench peaks` writes the
+ * "cpu" device; a GPU backend adds its own device entry (kind "cuda" or
+ * "hip") with the same fields, and the roofline placement picks the entry
+ * whose kind matches the backend's device. */
+#ifndef KB_CEILINGS_H
+#define KB_CEILINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KB_CEILINGS_SCHEMA "kbench.ceilings/1"
+#define KB_MAX_DEVICES 8
+#define KB_MAX_CEILINGS 32
+#define KB_MAX_SWEEP 128
+
+typedef enum { KB_CEIL_COMPUTE, KB_CEIL_MEMORY } kb_ceiling_kind;
+
+/* One ceiling.  Compute: level is the precision ("fp64", "fp32", "bf16",
+ * "fp16"), unit "GFLOP/s".  Memory: level is "L1", "L2", "L3" or "DRAM",
+ * unit "GB/s".  theoretical is 0 when there is no theoretical value. */
+typedef struct {
+    kb_ceiling_kind kind;
+    char kernel[48];        /* what measured it: "fma-avx512", "stream-triad" */
+    char level[16];
+    char unit[16];
+    double value;           /* measured */
+    double theoretical;
+    bool stream_rule;       /* memory: measured under STREAM's sizing rules */
+} kb_ceiling;
+
+/* One point of the working-set sweep. */
+typedef struct {
+    double bytes;           /* total working set, all threads */
+    double gbps;
+} kb_sweep_point;
+
+/* Cache sizes are totals over all instances the threads use (bytes; 0 when
+ * unknown). */
+typedef struct {
+    char kind[16];          /* "cpu", "cuda", "hip" */
+    char model[160];
+    int cores, threads;
+    char affinity[256];
+    double clock_ghz;       /* observed under load */
+    char clock_source[32];  /* "add-chain" or "cpuinfo" */
+    int fma_ports;          /* assumed for the theoretical values */
+    char topology_source[16];  /* "hwloc" or "sysfs" */
+    double cache_bytes[3];  /* L1d, L2, L3 */
+    int nceilings;
+    kb_ceiling ceilings[KB_MAX_CEILINGS];
+    int nsweep;
+    kb_sweep_point sweep[KB_MAX_SWEEP];
+} kb_device;
+
+typedef struct {
+    char host[128];
+    char date[40];          /* ISO 8601 UTC, time of the measurement */
+    char kbench_version[32];
+    char compiler[96];
+    char build_type[32];
+    char build_flags[512];
+    char git_commit[64];
+    int ndevices;
+    kb_device devices[KB_MAX_DEVICES];
+} kb_ceilings;
+
+/* Append a ceiling to d.  Returns the new entry (zeroed but for the given
+ * fields), or NULL when d already holds KB_MAX_CEILINGS. */
+kb_ceiling *kb_device_add_ceiling(kb_device *d, kb_ceiling_kind kind,
+                                  const char *kernel, const char *level,
+                                  double value, double theoretical);
+
+/* The first device of the given kind ("cpu", ...), or NULL. */
+const kb_device *kb_ceilings_device(const kb_ceilings *c, const char *kind);
+
+/* The highest ceiling of d with this kind and level, preferring those
+ * measured under STREAM's rule, or NULL.  Memory levels compare
+ * case-insensitively ("dram" finds "DRAM"). */
+const kb_ceiling *kb_device_best(const kb_device *d, kb_ceiling_kind kind,
+                                 const char *level);
+
+/* Write c to path as indented JSON.  Returns 0, or -1 with err naming the
+ * path and the reason (cannot open or write, out of memory). */
+int kb_ceilings_save(const kb_ceilings *c, const char *path, char *err,
+                     size_t errlen);
+
+/* Parse a ceilings document held in text.  Returns 0, or -1 with err
+ * saying what is wrong (not JSON, wrong schema, a missing or bad field,
+ * named with its device and ceiling index). */
+int kb_ceilings_parse(const char *text, kb_ceilings *out, char *err,
+                      size_t errlen);
+
+/* Read and parse a ceilings file.  Returns 0, or -1 with err naming the
+ * path and the reason (cannot open, too large, or as kb_ceilings_parse). */
+int kb_ceilings_load(const char *path, kb_ceilings *out, char *err,
+                     size_t errlen);
+
+#endif

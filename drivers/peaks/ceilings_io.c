@@ -1,0 +1,413 @@
+/* ceilings_io.c - the ceilings file: kb_ceilings to and from JSON (schema
+ * "kbench.ceilings/1", documented in results/CEILINGS.md), with cJSON. */
+#include "drivers/peaks/ceilings.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* A ceilings file is a few KiB; anything much larger is not one. */
+#define MAX_FILE_BYTES (16L << 20)
+
+kb_ceiling *kb_device_add_ceiling(kb_device *d, kb_ceiling_kind kind,
+                                  const char *kernel, const char *level,
+                                  double value, double theoretical)
+{
+    if (d->nceilings >= KB_MAX_CEILINGS)
+        return NULL;
+    kb_ceiling *c = &d->ceilings[d->nceilings++];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    snprintf(c->kernel, sizeof c->kernel, "%s", kernel);
+    snprintf(c->level, sizeof c->level, "%s", level);
+    snprintf(c->unit, sizeof c->unit, "%s",
+             kind == KB_CEIL_COMPUTE ? "GFLOP/s" : "GB/s");
+    c->value = value;
+    c->theoretical = theoretical;
+    return c;
+}
+
+const kb_device *kb_ceilings_device(const kb_ceilings *c, const char *kind)
+{
+    for (int i = 0; i < c->ndevices; i++)
+        if (strcmp(c->devices[i].kind, kind) == 0)
+            return &c->devices[i];
+    return NULL;
+}
+
+const kb_ceiling *kb_device_best(const kb_device *d, kb_ceiling_kind kind,
+                                 const char *level)
+{
+    const kb_ceiling *best = NULL;
+    for (int i = 0; i < d->nceilings; i++) {
+        const kb_ceiling *c = &d->ceilings[i];
+        if (c->kind != kind || strcasecmp(c->level, level) != 0)
+            continue;
+        /* A figure measured under STREAM's sizing rule beats any other at
+         * its level: the sweep's largest working sets may still partly sit
+         * in a cache the VM does not report, and would inflate the roof. */
+        if (!best || (c->stream_rule && !best->stream_rule) ||
+            (c->stream_rule == best->stream_rule && c->value > best->value))
+            best = c;
+    }
+    return best;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* The cJSON Add helpers return NULL on allocation failure; the caller
+ * detects that once, when printing the document fails. */
+static void add_ceiling(cJSON *arr, const kb_ceiling *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        return;
+    }
+    cJSON_AddStringToObject(o, "kind", c->kind == KB_CEIL_COMPUTE ? "compute" : "memory");
+    cJSON_AddStringToObject(o, "kernel", c->kernel);
+    cJSON_AddStringToObject(o, "level", c->level);
+    cJSON_AddStringToObject(o, "unit", c->unit);
+    cJSON_AddNumberToObject(o, "value", c->value);
+    if (c->theoretical > 0)
+        cJSON_AddNumberToObject(o, "theoretical", c->theoretical);
+    else
+        cJSON_AddNullToObject(o, "theoretical");
+    if (c->kind == KB_CEIL_MEMORY)
+        cJSON_AddBoolToObject(o, "stream_rule", c->stream_rule);
+}
+
+static void add_device(cJSON *arr, const kb_device *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        return;
+    }
+    cJSON_AddStringToObject(o, "kind", d->kind);
+    cJSON_AddStringToObject(o, "model", d->model);
+    cJSON_AddNumberToObject(o, "cores", d->cores);
+    cJSON_AddNumberToObject(o, "threads", d->threads);
+    cJSON_AddStringToObject(o, "affinity", d->affinity);
+    cJSON_AddNumberToObject(o, "clock_ghz", d->clock_ghz);
+    cJSON_AddStringToObject(o, "clock_source", d->clock_source);
+    cJSON_AddNumberToObject(o, "fma_ports", d->fma_ports);
+    cJSON *topo = cJSON_AddObjectToObject(o, "topology");
+    if (topo) {
+        cJSON_AddStringToObject(topo, "source", d->topology_source);
+        cJSON_AddNumberToObject(topo, "l1d_bytes", d->cache_bytes[0]);
+        cJSON_AddNumberToObject(topo, "l2_bytes", d->cache_bytes[1]);
+        cJSON_AddNumberToObject(topo, "l3_bytes", d->cache_bytes[2]);
+    }
+    cJSON *ceil = cJSON_AddArrayToObject(o, "ceilings");
+    for (int i = 0; ceil && i < d->nceilings; i++)
+        add_ceiling(ceil, &d->ceilings[i]);
+    cJSON *sweep = cJSON_AddArrayToObject(o, "sweep");
+    for (int i = 0; sweep && i < d->nsweep; i++) {
+        cJSON *p = cJSON_CreateObject();
+        if (!p || !cJSON_AddItemToArray(sweep, p)) {
+            cJSON_Delete(p);
+            break;
+        }
+        cJSON_AddNumberToObject(p, "bytes", d->sweep[i].bytes);
+        cJSON_AddNumberToObject(p, "gbps", d->sweep[i].gbps);
+    }
+}
+
+int kb_ceilings_save(const kb_ceilings *c, const char *path, char *err,
+                     size_t errlen)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", KB_CEILINGS_SCHEMA);
+    cJSON_AddStringToObject(root, "host", c->host);
+    cJSON_AddStringToObject(root, "date", c->date);
+    cJSON *build = cJSON_AddObjectToObject(root, "build");
+    if (build) {
+        cJSON_AddStringToObject(build, "kbench_version", c->kbench_version);
+        cJSON_AddStringToObject(build, "compiler", c->compiler);
+        cJSON_AddStringToObject(build, "build_type", c->build_type);
+        cJSON_AddStringToObject(build, "flags", c->build_flags);
+        cJSON_AddStringToObject(build, "git_commit", c->git_commit);
+    }
+    cJSON *devs = cJSON_AddArrayToObject(root, "devices");
+    for (int i = 0; devs && i < c->ndevices; i++)
+        add_device(devs, &c->devices[i]);
+
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) {
+        snprintf(err, errlen, "%s: out of memory formatting the ceilings", path);
+        return -1;
+    }
+    int rc = -1;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s for writing: %s", path, strerror(errno));
+    } else {
+        int bad = fprintf(f, "%s\n", text) < 0;
+        bad |= fclose(f) != 0;
+        if (bad)
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        else
+            rc = 0;
+    }
+    free(text);
+    return rc;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* Copy the string member key of o into dst[len].  Returns 0, or -1 with
+ * err naming where (what) and the key when it is missing or not a string;
+ * an optional key that is absent leaves dst empty and returns 0. */
+static int get_str(const cJSON *o, const char *key, bool required, char *dst,
+                   size_t len, const char *what, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    dst[0] = '\0';
+    if (!v && !required)
+        return 0;
+    if (!cJSON_IsString(v)) {
+        snprintf(err, errlen, "%s: \"%s\" is %s, expected a string", what, key,
+                 v ? "not a string" : "missing");
+        return -1;
+    }
+    snprintf(dst, len, "%s", v->valuestring);
+    return 0;
+}
+
+/* Read the number member key of o into *dst, which must be finite and
+ * >= 0.  null or an absent optional key gives 0.  Returns 0, or -1 with
+ * err naming where (what) and the key. */
+static int get_num(const cJSON *o, const char *key, bool required,
+                   double *dst, const char *what, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *dst = 0;
+    if ((!v || cJSON_IsNull(v)) && !required)
+        return 0;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0) {
+        snprintf(err, errlen, "%s: \"%s\" is %s, expected a number >= 0", what,
+                 key, v ? "not a number >= 0" : "missing");
+        return -1;
+    }
+    *dst = v->valuedouble;
+    return 0;
+}
+
+static int parse_ceiling(const cJSON *o, kb_ceiling *c, const char *what,
+                         char *err, size_t errlen)
+{
+    char kind[16];
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, errlen, "%s: expected an object", what);
+        return -1;
+    }
+    if (get_str(o, "kind", true, kind, sizeof kind, what, err, errlen) ||
+        get_str(o, "kernel", true, c->kernel, sizeof c->kernel, what, err, errlen) ||
+        get_str(o, "level", true, c->level, sizeof c->level, what, err, errlen) ||
+        get_str(o, "unit", true, c->unit, sizeof c->unit, what, err, errlen) ||
+        get_num(o, "value", true, &c->value, what, err, errlen) ||
+        get_num(o, "theoretical", false, &c->theoretical, what, err, errlen))
+        return -1;
+    if (strcmp(kind, "compute") == 0) {
+        c->kind = KB_CEIL_COMPUTE;
+    } else if (strcmp(kind, "memory") == 0) {
+        c->kind = KB_CEIL_MEMORY;
+    } else {
+        snprintf(err, errlen, "%s: kind \"%s\", expected \"compute\" or \"memory\"",
+                 what, kind);
+        return -1;
+    }
+    const char *unit = c->kind == KB_CEIL_COMPUTE ? "GFLOP/s" : "GB/s";
+    if (strcmp(c->unit, unit) != 0) {
+        snprintf(err, errlen, "%s: unit \"%s\", expected \"%s\" for a %s ceiling",
+                 what, c->unit, unit, kind);
+        return -1;
+    }
+    if (c->value <= 0) {
+        snprintf(err, errlen, "%s: value must be > 0", what);
+        return -1;
+    }
+    c->stream_rule = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "stream_rule"));
+    return 0;
+}
+
+/* Parse the optional topology object and sweep array of a device. */
+static int parse_extras(const cJSON *o, kb_device *d, const char *what,
+                        char *err, size_t errlen)
+{
+    const cJSON *topo = cJSON_GetObjectItemCaseSensitive(o, "topology");
+    if (cJSON_IsObject(topo) &&
+        (get_str(topo, "source", false, d->topology_source,
+                 sizeof d->topology_source, what, err, errlen) ||
+         get_num(topo, "l1d_bytes", false, &d->cache_bytes[0], what, err, errlen) ||
+         get_num(topo, "l2_bytes", false, &d->cache_bytes[1], what, err, errlen) ||
+         get_num(topo, "l3_bytes", false, &d->cache_bytes[2], what, err, errlen)))
+        return -1;
+    const cJSON *sweep = cJSON_GetObjectItemCaseSensitive(o, "sweep");
+    const cJSON *p;
+    if (!cJSON_IsArray(sweep))
+        return 0;
+    cJSON_ArrayForEach(p, sweep) {
+        if (d->nsweep >= KB_MAX_SWEEP) {
+            snprintf(err, errlen, "%s: more than %d sweep points", what, KB_MAX_SWEEP);
+            return -1;
+        }
+        kb_sweep_point *s = &d->sweep[d->nsweep++];
+        if (get_num(p, "bytes", true, &s->bytes, what, err, errlen) ||
+            get_num(p, "gbps", true, &s->gbps, what, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_device(const cJSON *o, kb_device *d, int index, char *err,
+                        size_t errlen)
+{
+    char what[64];
+    snprintf(what, sizeof what, "devices[%d]", index);
+    memset(d, 0, sizeof *d);
+    double cores, threads, ports;
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, errlen, "%s: expected an object", what);
+        return -1;
+    }
+    if (get_str(o, "kind", true, d->kind, sizeof d->kind, what, err, errlen) ||
+        get_str(o, "model", false, d->model, sizeof d->model, what, err, errlen) ||
+        get_num(o, "cores", false, &cores, what, err, errlen) ||
+        get_num(o, "threads", false, &threads, what, err, errlen) ||
+        get_str(o, "affinity", false, d->affinity, sizeof d->affinity, what, err, errlen) ||
+        get_num(o, "clock_ghz", false, &d->clock_ghz, what, err, errlen) ||
+        get_str(o, "clock_source", false, d->clock_source, sizeof d->clock_source,
+                what, err, errlen) ||
+        get_num(o, "fma_ports", false, &ports, what, err, errlen) ||
+        parse_extras(o, d, what, err, errlen))
+        return -1;
+    d->cores = (int)fmin(cores, 1 << 20);
+    d->threads = (int)fmin(threads, 1 << 20);
+    d->fma_ports = (int)fmin(ports, 64);
+
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "ceilings");
+    if (!cJSON_IsArray(arr)) {
+        snprintf(err, errlen, "%s: \"ceilings\" is %s, expected an array", what,
+                 arr ? "not an array" : "missing");
+        return -1;
+    }
+    const cJSON *c;
+    cJSON_ArrayForEach(c, arr) {
+        if (d->nceilings >= KB_MAX_CEILINGS) {
+            snprintf(err, errlen, "%s: more than %d ceilings", what, KB_MAX_CEILINGS);
+            return -1;
+        }
+        char cwhat[96];
+        snprintf(cwhat, sizeof cwhat, "%s.ceilings[%d]", what, d->nceilings);
+        if (parse_ceiling(c, &d->ceilings[d->nceilings], cwhat, err, errlen))
+            return -1;
+        d->nceilings++;
+    }
+    return 0;
+}
+
+int kb_ceilings_parse(const char *text, kb_ceilings *out, char *err,
+                      size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        snprintf(err, errlen, "not valid JSON near \"%.20s\"", at ? at : "");
+        return -1;
+    }
+    int rc = -1;
+    char schema[64];
+    const cJSON *build = cJSON_GetObjectItemCaseSensitive(root, "build");
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices");
+    if (get_str(root, "schema", true, schema, sizeof schema, "ceilings", err, errlen))
+        goto done;
+    if (strcmp(schema, KB_CEILINGS_SCHEMA) != 0) {
+        snprintf(err, errlen, "schema \"%s\", expected \"%s\"", schema,
+                 KB_CEILINGS_SCHEMA);
+        goto done;
+    }
+    if (get_str(root, "host", false, out->host, sizeof out->host, "ceilings", err, errlen) ||
+        get_str(root, "date", false, out->date, sizeof out->date, "ceilings", err, errlen))
+        goto done;
+    if (cJSON_IsObject(build) &&
+        (get_str(build, "kbench_version", false, out->kbench_version,
+                 sizeof out->kbench_version, "build", err, errlen) ||
+         get_str(build, "compiler", false, out->compiler, sizeof out->compiler,
+                 "build", err, errlen) ||
+         get_str(build, "build_type", false, out->build_type,
+                 sizeof out->build_type, "build", err, errlen) ||
+         get_str(build, "flags", false, out->build_flags, sizeof out->build_flags,
+                 "build", err, errlen) ||
+         get_str(build, "git_commit", false, out->git_commit,
+                 sizeof out->git_commit, "build", err, errlen)))
+        goto done;
+    if (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) == 0) {
+        snprintf(err, errlen, "\"devices\" is %s, expected a non-empty array",
+                 devs ? "not a non-empty array" : "missing");
+        goto done;
+    }
+    const cJSON *d;
+    cJSON_ArrayForEach(d, devs) {
+        if (out->ndevices >= KB_MAX_DEVICES) {
+            snprintf(err, errlen, "more than %d devices", KB_MAX_DEVICES);
+            goto done;
+        }
+        if (parse_device(d, &out->devices[out->ndevices], out->ndevices, err, errlen))
+            goto done;
+        out->ndevices++;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* The whole file as a terminated string, or NULL with err set (cannot
+ * open or read, larger than MAX_FILE_BYTES, out of memory). */
+static char *read_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(MAX_FILE_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_FILE_BYTES + 1, f) : 0;
+    if (!buf)
+        snprintf(err, errlen, "%s: out of memory", path);
+    else if (ferror(f))
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    else if (n > MAX_FILE_BYTES)
+        snprintf(err, errlen, "%s: larger than %ld bytes; not a ceilings file",
+                 path, MAX_FILE_BYTES);
+    if (!buf || ferror(f) || n > MAX_FILE_BYTES) {
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+int kb_ceilings_load(const char *path, kb_ceilings *out, char *err,
+                     size_t errlen)
+{
+    char *text = read_file(path, err, errlen);
+    if (!text)
+        return -1;
+    char why[400];
+    int rc = kb_ceilings_parse(text, out, why, sizeof why);
+    if (rc)
+        snprintf(err, errlen, "%s: %s", path, why);
+    free(text);
+    return rc;
+}

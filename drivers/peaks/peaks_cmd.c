@@ -1,0 +1,295 @@
+/* peaks_cmd.c - the `kbench peaks` verb: measure the ceilings, print them
+ * as a table and write them as a ceilings file (results/CEILINGS.md). */
+#define _GNU_SOURCE   /* gethostname */
+#include "drivers/peaks/peaks.h"
+
+#include "drivers/commands.h"
+
+#include "buildinfo.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long and how big: the default run takes well under a minute on a
+ * small machine; --quick is for tests and smoke checks and does not follow
+ * STREAM's sizing rule. */
+typedef struct {
+    double fma_trial_s;
+    int fma_trials;
+    int stream_reps;
+    double sweep_trial_s;
+    int steps_per_octave;
+    bool quick;
+} peaks_effort;
+
+static const peaks_effort effort_default = {0.2, 5, 11, 0.01, 4, false};
+static const peaks_effort effort_quick = {0.01, 2, 3, 0.0005, 2, true};
+
+typedef struct {
+    const char *out;
+    int threads;
+    int fma_ports;
+    peaks_effort effort;
+} peaks_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: kbench peaks [--out FILE] [--threads N] [--fma-ports N] [--quick]\n"
+        "Measure this machine's ceilings: FMA peak per precision (fp64, fp32,\n"
+        "bf16/fp16 where the ISA has them), the L1/L2/L3/DRAM bandwidth plateaus\n"
+        "of a working-set sweep and STREAM-rule DRAM bandwidth (copy, scale, add,\n"
+        "triad, read).  Prints a table; --out writes the ceilings file\n"
+        "(schema " KB_CEILINGS_SCHEMA ", see results/CEILINGS.md).\n"
+        "  --out FILE     write the ceilings as JSON to FILE\n"
+        "  --threads N    threads to use (default: OpenMP's, usually all CPUs)\n"
+        "  --fma-ports N  FMA units per core assumed for the theoretical peak\n"
+        "                 (default 2; not discoverable at run time)\n"
+        "  --quick        small sizes and short timings (seconds; tests), not\n"
+        "                 STREAM-rule sized\n"
+        "Exit codes: 0 measured, 2 usage error, 3 measurement or write failed\n"
+        "(kbench --help lists them all).\n");
+}
+
+/* Parse a positive int option value.  Returns 0, or -1 after a message
+ * naming the option and the token. */
+static int parse_count(const char *opt, const char *s, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || errno || *end || v < 1 || v > max) {
+        fprintf(stderr, "kbench peaks: %s needs a whole number from 1 to %d, got \"%s\"\n",
+                opt, max, s ? s : "");
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* Returns 0 to run, 1 after --help, or -1 after a usage message. */
+static int parse_opts(int argc, char **argv, peaks_opts *o)
+{
+    *o = (peaks_opts){NULL, omp_get_max_threads(), 2, effort_default};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        } else if (strcmp(a, "--quick") == 0) {
+            o->effort = effort_quick;
+        } else if (strcmp(a, "--out") == 0 && v) {
+            o->out = argv[++i];
+        } else if (strcmp(a, "--threads") == 0) {
+            if (parse_count(a, v, 4096, &o->threads))
+                return -1;
+            i++;
+        } else if (strcmp(a, "--fma-ports") == 0) {
+            if (parse_count(a, v, 16, &o->fma_ports))
+                return -1;
+            i++;
+        } else {
+            fprintf(stderr, "kbench peaks: unknown option or missing value: \"%s\"\n", a);
+            usage(stderr);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Host, date and build of the measurement. */
+static void fill_header(kb_ceilings *c)
+{
+    if (gethostname(c->host, sizeof c->host) != 0)
+        snprintf(c->host, sizeof c->host, "unknown");
+    c->host[sizeof c->host - 1] = '\0';
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(c->kbench_version, sizeof c->kbench_version, "%s", KB_VERSION);
+    snprintf(c->compiler, sizeof c->compiler, "%s %s", KB_COMPILER_ID, KB_COMPILER_VERSION);
+    snprintf(c->build_type, sizeof c->build_type, "%s", KB_BUILD_TYPE);
+    snprintf(c->build_flags, sizeof c->build_flags, "%s", KB_BUILD_FLAGS);
+    snprintf(c->git_commit, sizeof c->git_commit, "%s", KB_GIT_COMMIT);
+}
+
+/* The device entry's description: topology, threads, affinity, clock. */
+static void fill_device(kb_device *d, const kb_topology *t, const peaks_opts *o)
+{
+    int cpus[1024];
+    int n = kb_allowed_cpus(cpus, 1024);
+    size_t pos = 0;
+    snprintf(d->kind, sizeof d->kind, "cpu");
+    snprintf(d->model, sizeof d->model, "%s", t->model);
+    snprintf(d->topology_source, sizeof d->topology_source, "%s", t->source);
+    d->cores = t->cores;
+    d->threads = o->threads;
+    d->fma_ports = o->fma_ports;
+    for (int l = 0; l < 3; l++)
+        d->cache_bytes[l] = t->cache_bytes[l] * t->cache_count[l];
+    /* the CPUs the threads are pinned to, in order: thread i on cpus[i % n] */
+    for (int i = 0; i < n && i < o->threads && pos < sizeof d->affinity; i++)
+        pos += (size_t)snprintf(d->affinity + pos, sizeof d->affinity - pos,
+                                "%s%d", i ? "," : "", cpus[i]);
+    if (n == 0) {
+        const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
+        snprintf(d->affinity, sizeof d->affinity, "by OpenMP: OMP_PROC_BIND=%s OMP_PLACES=%s",
+                 bind ? bind : "unset", places ? places : "unset");
+    }
+    d->clock_ghz = kb_observed_clock_ghz(o->threads, d->clock_source,
+                                         sizeof d->clock_source);
+}
+
+/* Compute ceilings, with theoretical = cores x lanes x 2 x ports x clock
+ * (SMT threads share a core's FMA units, so cores, not threads). */
+static int add_compute(kb_device *d, const peaks_opts *o)
+{
+    kb_fma_result r[8];
+    int n = kb_fma_peaks(o->threads, o->effort.fma_trial_s, o->effort.fma_trials, r, 8);
+    int cores = o->threads < d->cores ? o->threads : d->cores;
+    for (int i = 0; i < n; i++) {
+        double theo = cores * r[i].lanes * r[i].flops_per_op * d->fma_ports * d->clock_ghz;
+        if (!kb_device_add_ceiling(d, KB_CEIL_COMPUTE, r[i].kernel, r[i].precision,
+                                   r[i].gflops, theo))
+            return -1;
+    }
+    return 0;
+}
+
+/* STREAM-rule DRAM ceilings.  Returns 0, or -1 after a message. */
+static int add_stream(kb_device *d, const peaks_opts *o)
+{
+    /* STREAM's rule: each array >= 4 x the last-level cache; unknown LLC
+     * is taken as 64 MiB, which is larger than most */
+    double llc = d->cache_bytes[2] > 0 ? d->cache_bytes[2]
+               : d->cache_bytes[1] > 0 ? d->cache_bytes[1] : 64.0 * (1 << 20);
+    double bytes = o->effort.quick ? 4.0 * (1 << 20) : 4.0 * llc;
+    if (bytes * 3 > (double)SIZE_MAX / 2) {
+        fprintf(stderr, "kbench peaks: STREAM arrays of %g bytes do not fit in memory\n", bytes);
+        return -1;
+    }
+    kb_stream_result r[KB_STREAM_KERNELS];
+    char err[256];
+    if (kb_stream(o->threads, (size_t)(bytes / sizeof(double)), o->effort.stream_reps, r,
+                  err, sizeof err)) {
+        fprintf(stderr, "kbench peaks: %s\n", err);
+        return -1;
+    }
+    for (int k = 0; k < KB_STREAM_KERNELS; k++) {
+        char kernel[32];
+        snprintf(kernel, sizeof kernel, "stream-%s", r[k].name);
+        kb_ceiling *c = kb_device_add_ceiling(d, KB_CEIL_MEMORY, kernel, "DRAM", r[k].gbps, 0);
+        if (!c)
+            return -1;
+        c->stream_rule = !o->effort.quick;
+    }
+    return 0;
+}
+
+/* The sweep and its plateaus, one ceiling per level found.  Returns 0,
+ * or -1 after a message. */
+static int add_sweep(kb_device *d, const peaks_opts *o)
+{
+    double top = d->cache_bytes[2] > 0 ? d->cache_bytes[2] : 64.0 * (1 << 20);
+    double max_bytes = o->effort.quick ? fmin(16.0 * (1 << 20), 2 * top) : 4 * top;
+    char err[256];
+    d->nsweep = kb_bandwidth_sweep(o->threads, 4096.0, max_bytes, o->effort.steps_per_octave,
+                                   o->effort.sweep_trial_s, d->sweep, KB_MAX_SWEEP,
+                                   err, sizeof err);
+    if (d->nsweep < 0) {
+        d->nsweep = 0;
+        fprintf(stderr, "kbench peaks: %s\n", err);
+        return -1;
+    }
+    kb_plateau p[KB_MEM_LEVELS];
+    kb_detect_plateaus(d->sweep, d->nsweep, d->cache_bytes, 0.10, p);
+    for (int l = 0; l < KB_MEM_LEVELS; l++) {
+        if (!p[l].found) {
+            fprintf(stderr, "kbench peaks: no %s plateau found in the sweep%s\n",
+                    kb_mem_level_name(l), o->effort.quick ? " (--quick)" : "");
+            continue;
+        }
+        if (!kb_device_add_ceiling(d, KB_CEIL_MEMORY, "sweep-update",
+                                   kb_mem_level_name(l), p[l].gbps, 0))
+            return -1;
+    }
+    return 0;
+}
+
+static void print_bytes(FILE *f, double b)
+{
+    if (b >= 1 << 20)
+        fprintf(f, "%.0f MiB", b / (1 << 20));
+    else
+        fprintf(f, "%.0f KiB", b / 1024);
+}
+
+static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
+{
+    fprintf(f, "kbench peaks on %s (%s), %s\n", c->host, d->model, c->date);
+    fprintf(f, "%d cores, %d threads pinned to %s, clock %.2f GHz (%s), "
+            "%d FMA ports assumed\ncaches (%s, totals): L1d ", d->cores, d->threads,
+            d->affinity, d->clock_ghz, d->clock_source, d->fma_ports, d->topology_source);
+    for (int l = 0; l < 3; l++) {
+        print_bytes(f, d->cache_bytes[l]);
+        fprintf(f, "%s", l < 2 ? (l ? ", L3 " : ", L2 ") : "\n\n");
+    }
+    fprintf(f, "%-8s %-6s %-16s %14s %14s %7s\n", "kind", "level", "kernel",
+            "measured", "theoretical", "% theo");
+    for (int i = 0; i < d->nceilings; i++) {
+        const kb_ceiling *e = &d->ceilings[i];
+        fprintf(f, "%-8s %-6s %-16s %9.1f %-4s", e->kind == KB_CEIL_COMPUTE ? "compute" : "memory",
+                e->level, e->kernel, e->value,
+                e->kind == KB_CEIL_COMPUTE ? "GF/s" : "GB/s");
+        if (e->theoretical > 0)
+            fprintf(f, " %9.1f %-4s %7.1f\n", e->theoretical,
+                    e->kind == KB_CEIL_COMPUTE ? "GF/s" : "GB/s",
+                    100 * e->value / e->theoretical);
+        else
+            fprintf(f, " %14s %7s\n", "-", "-");
+    }
+    fprintf(f, "\nBytes counted as STREAM does (copy/scale 2, add/triad 3, read 1 word; "
+            "write-allocate traffic not counted); sweep-update 2 words.\n");
+}
+
+int kb_cmd_peaks(int argc, char **argv)
+{
+    peaks_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc > 0 ? KB_EXIT_OK : KB_EXIT_USAGE;
+    kb_ceilings *c = calloc(1, sizeof *c);
+    kb_topology topo;
+    char err[512];
+    if (!c) {
+        fprintf(stderr, "kbench peaks: out of memory\n");
+        return KB_EXIT_RUNTIME;
+    }
+    if (kb_topology_detect(&topo, err, sizeof err)) {
+        fprintf(stderr, "kbench peaks: %s\n", err);
+        free(c);
+        return KB_EXIT_RUNTIME;
+    }
+    fill_header(c);
+    kb_device *d = &c->devices[c->ndevices++];
+    fill_device(d, &topo, &o);
+    rc = KB_EXIT_OK;
+    if (add_compute(d, &o) || add_stream(d, &o) || add_sweep(d, &o))
+        rc = KB_EXIT_RUNTIME;
+    print_table(stdout, c, d);
+    if (rc == KB_EXIT_OK && o.out && kb_ceilings_save(c, o.out, err, sizeof err)) {
+        fprintf(stderr, "kbench peaks: %s\n", err);
+        rc = KB_EXIT_RUNTIME;
+    }
+    free(c);
+    return rc;
+}

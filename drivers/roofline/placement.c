@@ -1,0 +1,63 @@
+/* placement.c - roofline arithmetic: AI, attainable GFLOP/s, % of
+ * attainable, the bounding ceiling and the above-the-roof flag. */
+#include "drivers/roofline/placement.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+const char *kb_roofline_precision(const char *dtype)
+{
+    static const char *const map[][2] = {
+        {"f64", "fp64"}, {"fp64", "fp64"}, {"f32", "fp32"}, {"fp32", "fp32"},
+        {"bf16", "bf16"}, {"f16", "fp16"}, {"fp16", "fp16"}};
+    for (size_t i = 0; dtype && i < sizeof map / sizeof map[0]; i++)
+        if (strcasecmp(dtype, map[i][0]) == 0)
+            return map[i][1];
+    return NULL;
+}
+
+const char *kb_bound_name(kb_bound b)
+{
+    return b == KB_BOUND_COMPUTE ? "compute" : "memory";
+}
+
+int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
+                      kb_placement *out, char *err, size_t errlen)
+{
+    const char *kind = q->device ? q->device : "cpu";
+    const char *level = q->level ? q->level : "DRAM";
+    const char *prec = kb_roofline_precision(q->dtype);
+    memset(out, 0, sizeof *out);
+    if (!prec) {
+        snprintf(err, errlen, "unknown dtype \"%s\"", q->dtype ? q->dtype : "");
+        return -1;
+    }
+    if (!(q->flops > 0) || !(q->bytes > 0) || !isfinite(q->flops) || !isfinite(q->bytes)) {
+        snprintf(err, errlen, "flops (%g) and bytes (%g) must be > 0", q->flops, q->bytes);
+        return -1;
+    }
+    const kb_device *d = kb_ceilings_device(c, kind);
+    if (!d) {
+        snprintf(err, errlen, "the ceilings have no \"%s\" device", kind);
+        return -1;
+    }
+    out->compute = kb_device_best(d, KB_CEIL_COMPUTE, prec);
+    out->memory = kb_device_best(d, KB_CEIL_MEMORY, level);
+    if (!out->compute || !out->memory) {
+        snprintf(err, errlen, "the %s ceilings have no %s %s ceiling", kind,
+                 out->compute ? level : prec, out->compute ? "memory" : "compute");
+        return -1;
+    }
+    out->ai = q->flops / q->bytes;
+    out->peak_gflops = out->compute->value;
+    out->bw_gbps = out->memory->value;
+    /* GB/s x FLOP/byte = GFLOP/s */
+    double mem_roof = out->ai * out->bw_gbps;
+    out->bound = mem_roof < out->peak_gflops ? KB_BOUND_MEMORY : KB_BOUND_COMPUTE;
+    out->attainable = fmin(mem_roof, out->peak_gflops);
+    out->pct = 100.0 * q->gflops / out->attainable;
+    out->above_roof = q->gflops > out->attainable * (1 + KB_ROOF_MARGIN);
+    return 0;
+}

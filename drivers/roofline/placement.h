@@ -1,0 +1,58 @@
+/* placement.h - a case on the roofline: its arithmetic intensity, the
+ * attainable performance under the machine's ceilings, how close it came,
+ * which ceiling bounds it, and whether it claims to beat its roof.
+ *
+ * `kbench run --peaks FILE` loads the ceilings once (kb_ceilings_load in
+ * drivers/peaks/ceilings.h) and calls kb_roofline_place for every case
+ * that ran; `kbench report` does the same for result files. */
+#ifndef KB_PLACEMENT_H
+#define KB_PLACEMENT_H
+
+#include "drivers/peaks/ceilings.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A measured case ends up more than this fraction above its roof only
+ * through a counting or timing error (or data that stayed in a cache
+ * above the memory level used): flagged.  The margin covers the few
+ * percent of noise in the ceilings themselves. */
+#define KB_ROOF_MARGIN 0.05
+
+typedef enum { KB_BOUND_MEMORY, KB_BOUND_COMPUTE } kb_bound;
+
+typedef struct {
+    const char *device;   /* "cpu" (the default when NULL), "cuda", "hip" */
+    const char *dtype;    /* "f32"/"fp32", "f64"/"fp64", "bf16", "f16"/"fp16" */
+    const char *level;    /* memory level; NULL: "DRAM" */
+    double flops, bytes;  /* per execution, roofline.md's counting */
+    double gflops;        /* achieved */
+} kb_roofline_case;
+
+typedef struct {
+    double ai;            /* flops / bytes */
+    double peak_gflops;   /* compute ceiling of the precision */
+    double bw_gbps;       /* memory ceiling of the level */
+    double attainable;    /* min(peak, ai x bw), GFLOP/s */
+    double pct;           /* 100 x achieved / attainable */
+    kb_bound bound;
+    bool above_roof;      /* achieved > attainable x (1 + KB_ROOF_MARGIN) */
+    const kb_ceiling *compute, *memory;   /* into the kb_ceilings used */
+} kb_placement;
+
+/* The precision name of the ceilings ("fp32", ...) for a result dtype,
+ * or NULL when it is not one kbench knows. */
+const char *kb_roofline_precision(const char *dtype);
+
+/* Place one case.  Uses the device of q->device's kind, its compute
+ * ceiling for the precision and its best memory ceiling of the level.
+ * Returns 0, or -1 with err saying what is missing (no such device, no
+ * ceiling for the precision or level, flops or bytes not > 0, unknown
+ * dtype); no ceiling is ever invented. */
+int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
+                      kb_placement *out, char *err, size_t errlen);
+
+/* "memory" or "compute". */
+const char *kb_bound_name(kb_bound b);
+
+#endif

@@ -1,0 +1,307 @@
+/* svg.c - a tiny SVG writer for the roofline chart (svg.h). */
+#include "drivers/roofline/svg.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Geometry, in SVG user units (pixels at 100 %). */
+enum { WIDTH = 1000, HEIGHT = 640, LEFT = 80, RIGHT = 740, TOP = 50, BOTTOM = 570 };
+
+/* Okabe-Ito colours: distinct for colour-blind readers and in greyscale
+ * print; yellow is left out (invisible on white paper). */
+static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                      "#E69F00", "#56B4E9", "#000000"};
+#define NCOLOURS (int)(sizeof palette / sizeof palette[0])
+#define MAX_BACKENDS 16
+
+typedef struct {
+    double lx0, lx1, ly0, ly1;   /* log10 of the axis ranges */
+    const char *backends[MAX_BACKENDS];
+    int nbackends;
+} frame;
+
+void kb_xml_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static double px(const frame *fr, double x)
+{
+    return LEFT + (RIGHT - LEFT) * (log10(x) - fr->lx0) / (fr->lx1 - fr->lx0);
+}
+
+static double py(const frame *fr, double y)
+{
+    return BOTTOM - (BOTTOM - TOP) * (log10(y) - fr->ly0) / (fr->ly1 - fr->ly0);
+}
+
+static bool drawable(const kb_svg_point *p)
+{
+    return p->ai > 0 && p->gflops > 0 && isfinite(p->ai) && isfinite(p->gflops);
+}
+
+/* Colour index of a backend, in order of first appearance; backends past
+ * MAX_BACKENDS share the last colour. */
+static int backend_index(frame *fr, const char *name)
+{
+    for (int i = 0; i < fr->nbackends; i++)
+        if (strcmp(fr->backends[i], name) == 0)
+            return i;
+    if (fr->nbackends == MAX_BACKENDS)
+        return MAX_BACKENDS - 1;
+    fr->backends[fr->nbackends] = name;
+    return fr->nbackends++;
+}
+
+/* Whole decades around every point, ceiling and ridge point, so nothing
+ * falls off the chart. */
+static void fit_axes(frame *fr, const kb_svg_chart *c, const kb_svg_point *pts, int n)
+{
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (!drawable(&pts[i]))
+            continue;
+        x0 = fmin(x0, pts[i].ai), x1 = fmax(x1, pts[i].ai);
+        y0 = fmin(y0, pts[i].gflops), y1 = fmax(y1, pts[i].gflops);
+    }
+    for (int s = 0; s < c->nseries; s++) {
+        const kb_device *d = c->devices[s];
+        for (int i = 0; d && i < d->nceilings; i++) {
+            const kb_ceiling *e = &d->ceilings[i];
+            if (e->kind == KB_CEIL_COMPUTE) {
+                y0 = fmin(y0, e->value), y1 = fmax(y1, e->value);
+                continue;
+            }
+            for (int j = 0; j < d->nceilings; j++)   /* ridge points */
+                if (d->ceilings[j].kind == KB_CEIL_COMPUTE) {
+                    x0 = fmin(x0, d->ceilings[j].value / e->value);
+                    x1 = fmax(x1, d->ceilings[j].value / e->value);
+                }
+        }
+    }
+    if (!isfinite(x0))
+        x0 = 0.1, x1 = 100;
+    if (!isfinite(y0))
+        y0 = 1, y1 = 1000;
+    fr->lx0 = floor(log10(x0 / 2)), fr->lx1 = ceil(log10(x1 * 2));
+    fr->ly0 = floor(log10(y0 / 2)), fr->ly1 = ceil(log10(y1 * 2));
+}
+
+static void axis_label(FILE *f, double v)
+{
+    if (v >= 1)
+        fprintf(f, "%.0f", v);
+    else
+        fprintf(f, "%g", v);
+}
+
+static void axes(FILE *f, const frame *fr)
+{
+    fprintf(f, "<g class=\"axes\" font-size=\"13\" fill=\"#222\">\n");
+    for (double d = fr->lx0; d <= fr->lx1; d++) {
+        double x = px(fr, pow(10, d));
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+                x, TOP, x, BOTTOM);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, BOTTOM + 20);
+        axis_label(f, pow(10, d));
+        fprintf(f, "</text>\n");
+    }
+    for (double d = fr->ly0; d <= fr->ly1; d++) {
+        double y = py(fr, pow(10, d));
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+                LEFT, y, RIGHT, y);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LEFT - 6, y + 4);
+        axis_label(f, pow(10, d));
+        fprintf(f, "</text>\n");
+    }
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+            "stroke=\"#222\"/>\n", LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"14\">"
+            "Arithmetic intensity (FLOP/byte, compulsory traffic)</text>\n",
+            (LEFT + RIGHT) / 2, BOTTOM + 45);
+    fprintf(f, "<text transform=\"translate(22 %d) rotate(-90)\" text-anchor=\"middle\" "
+            "font-size=\"14\">Performance (GFLOP/s)</text>\n</g>\n", (TOP + BOTTOM) / 2);
+}
+
+/* One device's ceilings: a horizontal line per precision, labelled at the
+ * right; a diagonal per memory level (its best kernel), from the left edge
+ * to the highest compute ceiling, labelled along the line. */
+static void ceilings(FILE *f, const frame *fr, const kb_device *d, const char *dash)
+{
+    double top = 0;
+    for (int i = 0; i < d->nceilings; i++)
+        if (d->ceilings[i].kind == KB_CEIL_COMPUTE)
+            top = fmax(top, d->ceilings[i].value);
+    double ymax = pow(10, fr->ly1), ymin = pow(10, fr->ly0);
+    double xmin = pow(10, fr->lx0), xmax = pow(10, fr->lx1);
+    /* slope of a diagonal in pixels, for its label */
+    double angle = -atan2((double)(BOTTOM - TOP) / (fr->ly1 - fr->ly0),
+                          (double)(RIGHT - LEFT) / (fr->lx1 - fr->lx0)) * 180 / M_PI;
+    fprintf(f, "<g class=\"ceilings\" stroke=\"#555\" stroke-width=\"1.5\" "
+            "stroke-dasharray=\"%s\" font-size=\"12\">\n", dash);
+    for (int i = 0; i < d->nceilings; i++) {
+        const kb_ceiling *e = &d->ceilings[i];
+        if (e->kind == KB_CEIL_COMPUTE) {
+            double y = py(fr, e->value);
+            fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", LEFT, y, RIGHT, y);
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
+                    "fill=\"#222\">", RIGHT - 4, y - 4);
+            kb_xml_escape(f, e->level);
+            fprintf(f, " %.1f GFLOP/s</text>\n", e->value);
+            continue;
+        }
+        if (kb_device_best(d, KB_CEIL_MEMORY, e->level) != e)
+            continue;   /* one diagonal per level: its best kernel */
+        double x0 = fmax(xmin, ymin / e->value);
+        double x1 = fmin(xmax, (top > 0 ? top : ymax) / e->value);
+        if (x1 <= x0)
+            continue;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                px(fr, x0), py(fr, x0 * e->value), px(fr, x1), py(fr, x1 * e->value));
+        fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(%.1f)\" stroke=\"none\" "
+                "fill=\"#222\">", px(fr, x0) + 8, py(fr, x0 * e->value) - 10, angle);
+        kb_xml_escape(f, e->level);
+        fprintf(f, " %.1f GB/s (", e->value);
+        kb_xml_escape(f, e->kernel);
+        fprintf(f, ")</text>\n");
+    }
+    fprintf(f, "</g>\n");
+}
+
+/* A kernel's marker centred on (x, y): circle conv2d, square conv3d,
+ * triangle gemm, diamond bnorm, cross anything else. */
+static void marker(FILE *f, const char *kernel, double x, double y, const char *style)
+{
+    if (strcmp(kernel, "conv2d") == 0)
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" %s/>", x, y, style);
+    else if (strcmp(kernel, "conv3d") == 0)
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" %s/>",
+                x - 5.5, y - 5.5, style);
+    else if (strcmp(kernel, "gemm") == 0)
+        fprintf(f, "<path d=\"M%.1f %.1fl7 12h-14z\" %s/>", x, y - 7, style);
+    else if (strcmp(kernel, "bnorm") == 0)
+        fprintf(f, "<path d=\"M%.1f %.1fl7 7l-7 7l-7 -7z\" %s/>", x, y - 7, style);
+    else
+        fprintf(f, "<path d=\"M%.1f %.1fl12 12m0 -12l-12 12\" %s/>", x - 6, y - 6, style);
+}
+
+/* Series 0 filled, series 1 hollow with a thick outline. */
+static void point_style(char *buf, size_t len, const char *colour, int series)
+{
+    if (series == 0)
+        snprintf(buf, len, "fill=\"%s\" stroke=\"#000\" stroke-width=\"0.6\"", colour);
+    else
+        snprintf(buf, len, "fill=\"#fff\" fill-opacity=\"0.6\" stroke=\"%s\" "
+                 "stroke-width=\"2.2\"", colour);
+}
+
+static int points(FILE *f, frame *fr, const kb_svg_point *pts, int n)
+{
+    int drawn = 0;
+    char style[160];
+    fprintf(f, "<g class=\"points\">\n");
+    for (int i = 0; i < n; i++) {
+        const kb_svg_point *p = &pts[i];
+        if (!drawable(p))
+            continue;
+        double x = px(fr, p->ai), y = py(fr, p->gflops);
+        const char *colour = palette[backend_index(fr, p->backend) % NCOLOURS];
+        point_style(style, sizeof style, colour, p->series);
+        fprintf(f, "<g class=\"point\"><title>");
+        kb_xml_escape(f, p->label);
+        fprintf(f, " (");
+        kb_xml_escape(f, p->backend);
+        fprintf(f, ", %s): %.3g GFLOP/s at AI %.3g%s</title>", p->kernel, p->gflops, p->ai,
+                p->above_roof ? " - ABOVE ITS ROOF" : "");
+        marker(f, p->kernel, x, y, style);
+        if (p->above_roof)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"11\" fill=\"none\" "
+                    "stroke=\"#d00\" stroke-width=\"2\"/>", x, y);
+        fprintf(f, "</g>\n");
+        drawn++;
+    }
+    fprintf(f, "</g>\n");
+    return drawn;
+}
+
+/* The legend, right of the plot: backends (colours), kernels (markers),
+ * result sets (fill styles) when two, and the above-roof ring if used. */
+static void legend(FILE *f, const frame *fr, const kb_svg_chart *c, bool any_above)
+{
+    static const char *const kernels[] = {"conv2d", "conv3d", "gemm", "bnorm"};
+    int x = RIGHT + 25, y = TOP + 10;
+    char style[160];
+    fprintf(f, "<g class=\"legend\" font-size=\"13\" fill=\"#222\">\n"
+            "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">Backend</text>\n", x, y);
+    for (int i = 0; i < fr->nbackends; i++) {
+        y += 20;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                "<text x=\"%d\" y=\"%d\">", x, y - 10, palette[i % NCOLOURS], x + 20, y);
+        kb_xml_escape(f, fr->backends[i]);
+        fprintf(f, "</text>\n");
+    }
+    y += 30;
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">Kernel</text>\n", x, y);
+    point_style(style, sizeof style, "#888", 0);
+    for (int i = 0; i < 4; i++) {
+        y += 20;
+        marker(f, kernels[i], x + 6, y - 4, style);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">%s</text>\n", x + 20, y, kernels[i]);
+    }
+    if (c->nseries > 1) {
+        y += 30;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">Results</text>\n", x, y);
+        for (int s = 0; s < c->nseries; s++) {
+            y += 20;
+            point_style(style, sizeof style, "#555", s);
+            marker(f, "conv2d", x + 6, y - 4, style);
+            fprintf(f, "<text x=\"%d\" y=\"%d\">", x + 20, y);
+            kb_xml_escape(f, c->series_names[s]);
+            fprintf(f, "</text>\n");
+        }
+    }
+    if (any_above) {
+        y += 30;
+        fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"8\" fill=\"none\" stroke=\"#d00\" "
+                "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">above its roof:</text>"
+                "<text x=\"%d\" y=\"%d\">counting/timing error</text>\n",
+                x + 6, y - 4, x + 20, y, x + 20, y + 16);
+    }
+    fprintf(f, "</g>\n");
+}
+
+int kb_svg_write(FILE *f, const kb_svg_chart *c, const kb_svg_point *pts, int n)
+{
+    frame fr = {0};
+    bool any_above = false;
+    for (int i = 0; i < n; i++)
+        any_above |= drawable(&pts[i]) && pts[i].above_roof;
+    fit_axes(&fr, c, pts, n);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+            WIDTH, HEIGHT, WIDTH, HEIGHT);
+    fprintf(f, "<text x=\"%d\" y=\"30\" font-size=\"17\" font-weight=\"bold\">", LEFT);
+    kb_xml_escape(f, c->title);
+    fprintf(f, "</text>\n");
+    axes(f, &fr);
+    for (int s = 0; s < c->nseries; s++)
+        if (c->devices[s] && (s == 0 || c->devices[s] != c->devices[0]))
+            ceilings(f, &fr, c->devices[s], s == 0 ? "none" : "6 4");
+    if (c->nseries == 0 || !c->devices[0])
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"14\" fill=\"#a00\">No ceilings "
+                "file given: no roofs drawn</text>\n", LEFT + 10, TOP + 22);
+    int drawn = points(f, &fr, pts, n);
+    legend(f, &fr, c, any_above);
+    fprintf(f, "</svg>\n");
+    return ferror(f) ? -1 : drawn;
+}

@@ -1,0 +1,105 @@
+/* test_ceilings_io.c - the ceilings file round-trips, and bad or missing
+ * files give an error naming the file and the problem. */
+#include "drivers/peaks/ceilings.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Load text as a ceilings file; returns the rc, err holds the message. */
+static int load_text(const char *path, const char *text, kb_ceilings *c, char *err)
+{
+    write_text(path, text);
+    return kb_ceilings_load(path, c, err, 512);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/kb_ceil_XXXXXX", path[64], err[512];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    kb_ceilings *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+    if (!a || !b)
+        return 1;
+
+    snprintf(a->host, sizeof a->host, "node1");
+    snprintf(a->date, sizeof a->date, "2025-01-02T03:04:05Z");
+    snprintf(a->git_commit, sizeof a->git_commit, "abc");
+    a->ndevices = 2;
+    kb_device *d = &a->devices[0];
+    snprintf(d->kind, sizeof d->kind, "cpu");
+    snprintf(d->model, sizeof d->model, "Test \"CPU\"");
+    d->cores = 4, d->threads = 8, d->clock_ghz = 3.25, d->fma_ports = 2;
+    d->cache_bytes[2] = 32.0 * (1 << 20);
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx2", "fp64", 123.5, 150);
+    kb_device_add_ceiling(d, KB_CEIL_MEMORY, "stream-triad", "DRAM", 45.25, 0)->stream_rule = true;
+    d->nsweep = 2;
+    d->sweep[0] = (kb_sweep_point){4096, 900};
+    d->sweep[1] = (kb_sweep_point){8192, 880.5};
+    /* the GPU hook: a second device entry of another kind */
+    snprintf(a->devices[1].kind, sizeof a->devices[1].kind, "cuda");
+    kb_device_add_ceiling(&a->devices[1], KB_CEIL_COMPUTE, "fma-cuda", "fp32", 60000, 67000);
+
+    CHECK(kb_ceilings_save(a, path, err, sizeof err) == 0);
+    CHECK(kb_ceilings_load(path, b, err, sizeof err) == 0);
+    CHECK_STR(b->host, "node1");
+    CHECK_STR(b->date, a->date);
+    CHECK_STR(b->git_commit, "abc");
+    CHECK(b->ndevices == 2);
+    const kb_device *e = kb_ceilings_device(b, "cpu");
+    CHECK(e != NULL);
+    if (e) {
+        CHECK_STR(e->model, "Test \"CPU\"");
+        CHECK(e->cores == 4 && e->threads == 8 && e->fma_ports == 2);
+        CHECK_NEAR(e->clock_ghz, 3.25, 1e-15);
+        CHECK_NEAR(e->cache_bytes[2], 32.0 * (1 << 20), 1e-15);
+        CHECK(e->nceilings == 2 && e->nsweep == 2);
+        CHECK_NEAR(e->sweep[1].gbps, 880.5, 1e-15);
+        const kb_ceiling *t = kb_device_best(e, KB_CEIL_MEMORY, "dram");
+        CHECK(t && t->stream_rule && t->theoretical == 0);
+        CHECK(t && t->value == 45.25);
+        const kb_ceiling *f = kb_device_best(e, KB_CEIL_COMPUTE, "fp64");
+        CHECK(f && f->value == 123.5 && f->theoretical == 150);
+        CHECK_STR(f ? f->unit : NULL, "GFLOP/s");
+    }
+    CHECK(kb_ceilings_device(b, "cuda") != NULL);
+    CHECK(kb_ceilings_device(b, "hip") == NULL);
+
+    /* bad files: each error names what is wrong */
+    char missing[80];
+    snprintf(missing, sizeof missing, "%s/none.json", dir);
+    CHECK(kb_ceilings_load(missing, b, err, sizeof err) == -1);
+    CHECK(strstr(err, "none.json") && strstr(err, "cannot open"));
+    CHECK(load_text(path, "{ not json", b, err) == -1);
+    CHECK(strstr(err, "c.json") && strstr(err, "not valid JSON"));
+    CHECK(load_text(path, "{\"schema\":\"kbench.results/1\",\"devices\":[]}", b, err) == -1);
+    CHECK(strstr(err, "kbench.ceilings/1") != NULL);
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\"}", b, err) == -1);
+    CHECK(strstr(err, "devices") != NULL);
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\",\"devices\":[{\"kind\":\"cpu\","
+                    "\"ceilings\":[{\"kind\":\"compute\",\"kernel\":\"k\",\"level\":\"fp64\","
+                    "\"unit\":\"GFLOP/s\",\"value\":-3}]}]}", b, err) == -1);
+    CHECK(strstr(err, "devices[0].ceilings[0]") && strstr(err, "value"));
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\",\"devices\":[{\"kind\":\"cpu\","
+                    "\"ceilings\":[{\"kind\":\"memory\",\"kernel\":\"k\",\"level\":\"DRAM\","
+                    "\"unit\":\"GFLOP/s\",\"value\":3}]}]}", b, err) == -1);
+    CHECK(strstr(err, "unit") != NULL);
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\",\"devices\":[{\"ceilings\":[]}]}",
+                    b, err) == -1);
+    CHECK(strstr(err, "kind") != NULL);
+
+    unlink(path);
+    rmdir(dir);
+    free(a);
+    free(b);
+    return CHECK_DONE();
+}

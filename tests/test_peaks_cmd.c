@@ -1,0 +1,62 @@
+/* test_peaks_cmd.c - `kbench peaks --quick` measures positive ceilings,
+ * writes a ceilings file that loads back, and rejects bad options; the
+ * STREAM kernels validate their results on a tiny array. */
+#include "drivers/commands.h"
+#include "drivers/peaks/peaks.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+int main(void)
+{
+    char dir[] = "/tmp/kb_peaks_XXXXXX", path[64], err[512];
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(path, sizeof path, "%s/peaks.json", dir);
+
+    char *argv[] = {"peaks", "--quick", "--threads", "1", "--out", path};
+    CHECK(kb_cmd_peaks(6, argv) == KB_EXIT_OK);
+    kb_ceilings *c = calloc(1, sizeof *c);
+    if (!c)
+        return 1;
+    CHECK(kb_ceilings_load(path, c, err, sizeof err) == 0);
+    const kb_device *d = kb_ceilings_device(c, "cpu");
+    CHECK(d != NULL);
+    if (d) {
+        CHECK(d->threads == 1 && d->cores >= 1);
+        CHECK(d->clock_ghz > 0.1 && d->clock_ghz < 10);
+        const kb_ceiling *f64 = kb_device_best(d, KB_CEIL_COMPUTE, "fp64");
+        const kb_ceiling *f32 = kb_device_best(d, KB_CEIL_COMPUTE, "fp32");
+        CHECK(f64 && f64->value > 0 && f64->theoretical > 0);
+        CHECK(f32 && f32->value > 0);
+        const kb_ceiling *triad = kb_device_best(d, KB_CEIL_MEMORY, "DRAM");
+        CHECK(triad && triad->value > 0 && !triad->stream_rule);   /* --quick */
+        CHECK(d->nsweep > 5);
+        for (int i = 1; i < d->nsweep; i++)
+            CHECK(d->sweep[i].bytes > d->sweep[i - 1].bytes && d->sweep[i].gbps > 0);
+    }
+
+    /* the STREAM check passes on a small array */
+    kb_stream_result r[KB_STREAM_KERNELS];
+    CHECK(kb_stream(2, 1000, 3, r, err, sizeof err) == 0);
+    CHECK_STR(r[3].name, "triad");
+    CHECK(r[3].gbps > 0 && r[3].min_s <= r[3].avg_s && r[3].avg_s <= r[3].max_s);
+    CHECK(kb_stream(1, 1000, 1, r, err, sizeof err) == -1);
+
+    kb_topology t;
+    CHECK(kb_topology_detect(&t, err, sizeof err) == 0);
+    CHECK(t.cores >= 1 && t.pus >= t.cores);
+
+    char *bad1[] = {"peaks", "--threads", "0"};
+    CHECK(kb_cmd_peaks(3, bad1) == KB_EXIT_USAGE);
+    char *bad2[] = {"peaks", "--bogus"};
+    CHECK(kb_cmd_peaks(2, bad2) == KB_EXIT_USAGE);
+    char *bad3[] = {"peaks", "--quick", "--threads", "1", "--out", "/nonexistent/dir/p.json"};
+    CHECK(kb_cmd_peaks(6, bad3) == KB_EXIT_RUNTIME);
+
+    unlink(path);
+    rmdir(dir);
+    free(c);
+    return CHECK_DONE();
+}

@@ -1,0 +1,78 @@
+/* test_placement.c - roofline arithmetic: AI, attainable, %, bound and the
+ * above-the-roof flag; missing ceilings are errors, never invented. */
+#include "drivers/roofline/placement.h"
+#include "tests/check.h"
+
+#include <string.h>
+
+static void machine(kb_ceilings *c)
+{
+    memset(c, 0, sizeof *c);
+    kb_device *d = &c->devices[c->ndevices++];
+    snprintf(d->kind, sizeof d->kind, "cpu");
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx512", "fp64", 100, 120);
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx512", "fp32", 200, 240);
+    kb_device_add_ceiling(d, KB_CEIL_MEMORY, "stream-triad", "DRAM", 20, 0);
+    kb_device_add_ceiling(d, KB_CEIL_MEMORY, "stream-copy", "DRAM", 25, 0);
+    kb_device_add_ceiling(d, KB_CEIL_MEMORY, "sweep-update", "L2", 400, 0);
+}
+
+int main(void)
+{
+    kb_ceilings c;
+    kb_placement p;
+    char err[256];
+    machine(&c);
+
+    /* memory bound: AI 2, DRAM best 25 GB/s -> 50 GFLOP/s attainable */
+    kb_roofline_case q = {NULL, "f32", NULL, 2e9, 1e9, 40};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_NEAR(p.ai, 2.0, 1e-12);
+    CHECK_NEAR(p.bw_gbps, 25, 1e-12);
+    CHECK_STR(p.memory->kernel, "stream-copy");
+    CHECK_NEAR(p.attainable, 50, 1e-12);
+    CHECK_NEAR(p.pct, 80, 1e-12);
+    CHECK(p.bound == KB_BOUND_MEMORY);
+    CHECK_STR(kb_bound_name(p.bound), "memory");
+    CHECK(!p.above_roof);
+
+    /* compute bound: AI 100 -> min(200, 2500) */
+    q = (kb_roofline_case){"cpu", "fp32", "DRAM", 1e11, 1e9, 150};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_NEAR(p.attainable, 200, 1e-12);
+    CHECK_NEAR(p.pct, 75, 1e-12);
+    CHECK(p.bound == KB_BOUND_COMPUTE);
+
+    /* precision picks its own peak; a level its own bandwidth */
+    q = (kb_roofline_case){NULL, "f64", "L2", 1e10, 1e9, 10};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_NEAR(p.attainable, 100, 1e-12);   /* min(100, 10 x 400) */
+
+    /* above the roof beyond the margin is flagged; within it is not */
+    q = (kb_roofline_case){NULL, "f32", NULL, 2e9, 1e9, 50 * (1 + KB_ROOF_MARGIN) * 1.01};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK(p.above_roof);
+    q.gflops = 50 * (1 + KB_ROOF_MARGIN) * 0.99;
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK(!p.above_roof);
+
+    /* what is missing is an error that says what */
+    q = (kb_roofline_case){NULL, "bf16", NULL, 1, 1, 1};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+    CHECK(strstr(err, "bf16") != NULL);
+    q = (kb_roofline_case){NULL, "f32", "L3", 1, 1, 1};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+    CHECK(strstr(err, "L3") != NULL);
+    q = (kb_roofline_case){"cuda", "f32", NULL, 1, 1, 1};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+    CHECK(strstr(err, "cuda") != NULL);
+    q = (kb_roofline_case){NULL, "int8", NULL, 1, 1, 1};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+    CHECK(strstr(err, "int8") != NULL);
+    q = (kb_roofline_case){NULL, "f32", NULL, 1, 0, 1};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+
+    CHECK_STR(kb_roofline_precision("F32"), "fp32");
+    CHECK(kb_roofline_precision("u8") == NULL);
+    return CHECK_DONE();
+}
