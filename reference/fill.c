@@ -52,8 +52,8 @@ static double draw_uniform(uint64_t *st, double lo, double hi)
  * 2^21 (the largest layer, DeepCAM's ASPP, has 2048*9 = 18432) every
  * partial sum, in any order, is an integer below 2^24 and thus exact in
  * fp32: a correct kernel matches the reference bit for bit.  Bias and the
- * initial GEMM C are small integers too.  bnorm: integer src, mean and
- * shift; variances are powers of two in [1/4, 4] and scales nonzero
+ * initial GEMM C are small integers too.  bnorm: integer src (see
+ * bnorm_balanced_src), mean and shift; variances are powers of two in [1/4, 4] and scales nonzero
  * halves, exact binary values (only eps, the sqrt and the division
  * round). */
 static double draw_validation(kb_arg a, uint64_t *st)
@@ -87,11 +87,44 @@ static double draw_random(kb_arg a, uint64_t *st)
     return draw_uniform(st, -1.0, 1.0);
 }
 
+/* VALIDATION src of batchnorm, logical index idx = [n, c, spatial...]:
+ * per channel an integer mean m plus deviations in mirrored pairs (the
+ * element at position j of the channel's N*S values gets +r, the one at
+ * j + L/2 gets -r; an odd last one gets 0).  The channel mean is then
+ * exactly m and every deviation an exact integer in any summation order,
+ * so a backend computing the statistics in fp32, even in one pass as
+ * E[x^2] - E[x]^2, loses no accuracy to the data (benchdnn fills its
+ * batchnorm inputs with the same aim).  Plain random integers would give
+ * an inexact mean, and such a one-pass kernel would then fail through
+ * cancellation, not through a bug. */
+static double bnorm_balanced_src(const kb_arg_info *info, const int64_t *idx,
+                                 uint64_t seed)
+{
+    int64_t spatial = 1, s = 0;
+    for (int i = 2; i < info->ndims; i++) {
+        spatial *= info->dims[i];
+        s = s * info->dims[i] + idx[i];
+    }
+    const int64_t len = info->dims[0] * spatial, half = len / 2;
+    const int64_t j = idx[0] * spatial + s, c = idx[1];
+    uint64_t h = kb_ref_hash(seed, (uint64_t)KB_ARG_MEAN, (uint64_t)c);
+    double mean = (double)(int)(h % 5) - 2.0, dev = 0.0;
+    if (j < 2 * half) {
+        int64_t k = j < half ? j : j - half;
+        h = kb_ref_hash(seed ^ 0x5eedull, (uint64_t)c, (uint64_t)k);
+        dev = (double)(int)(h % 9) - 4.0;
+        if (j >= half)
+            dev = -dev;
+    }
+    return mean + dev;
+}
+
 static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
                         kb_arg a, void *base, kb_fill_mode mode,
                         uint64_t seed)
 {
     const int64_t nchunks = (info->nelems + FILL_CHUNK - 1) / FILL_CHUNK;
+    const bool balanced = p->kind == KB_BNORM && a == KB_ARG_SRC;
 
 #pragma omp parallel for schedule(static)
     for (int64_t ch = 0; ch < nchunks; ch++) {
@@ -103,8 +136,9 @@ static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
 
         kb_ref_unravel(info, first, idx);
         for (int64_t i = first; i < end; i++) {
-            double v = mode == KB_FILL_VALIDATION ? draw_validation(a, &st)
-                                                  : draw_random(a, &st);
+            double v = mode == KB_FILL_RANDOM ? draw_random(a, &st)
+                       : balanced ? bnorm_balanced_src(info, idx, seed)
+                                  : draw_validation(a, &st);
             kb_store(p->dt, base, kb_arg_offset(p, a, idx), v);
             kb_ref_next_index(info, idx);
         }

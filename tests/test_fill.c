@@ -124,7 +124,24 @@ static void test_validation_ranges(void)
     CHECK(ints_in(&g, &v, KB_ARG_DST, -8, 8));   /* initial C */
 
     kb_fill_inputs(&q, &u, KB_FILL_VALIDATION, 1);
-    CHECK(ints_in(&q, &u, KB_ARG_SRC, -4, 4));
+    /* bnorm src: an integer channel mean in [-2, 2] plus mirrored integer
+     * deviations in [-4, 4], so every channel's mean is exact: its sum is
+     * a multiple of the N*H*W = 50 values (NCHW: channel c holds
+     * elements n*64*25 + c*25 + s). */
+    CHECK(ints_in(&q, &u, KB_ARG_SRC, -6, 6));
+    bool exact_means = true, varied = false;
+    for (int c = 0; c < q.bnorm.ic; c++) {
+        double sum = 0;
+        for (int n = 0; n < 2; n++)
+            for (int s = 0; s < 25; s++) {
+                float x = f32(&u, KB_ARG_SRC)[(n * 64 + c) * 25 + s];
+                sum += x;
+                varied |= x != f32(&u, KB_ARG_SRC)[c * 25];
+            }
+        exact_means &= fmod(sum, 50.0) == 0.0;
+    }
+    CHECK(exact_means);
+    CHECK(varied);
     CHECK(ints_in(&q, &u, KB_ARG_MEAN, -2, 2));
     CHECK(ints_in(&q, &u, KB_ARG_SHIFT, -2, 2));
     for (int c = 0; c < q.bnorm.ic; c++) {
