@@ -3,6 +3,7 @@
 #include "drivers/commands.h"
 #include "drivers/peaks/peaks.h"
 #include "drivers/roofline/report.h"
+#include "drivers/io/io.h"
 
 #include "buildinfo.h"
 
@@ -14,13 +15,14 @@ typedef struct {
     const char *summary;
 } kb_verb;
 
-/* Verbs that exist today.  compare/check/io are planned and deliberately
+/* Verbs that exist today.  compare/check are planned and deliberately
  * absent until they are written. */
 static const kb_verb verbs[] = {
     {"run", kb_cmd_run, "run problems on backends, validate, time, record"},
     {"list", kb_cmd_list, "list models, kernels, backends or a model's layers"},
     {"peaks", kb_cmd_peaks, "measure the machine's compute and memory ceilings"},
     {"report", kb_cmd_report, "roofline chart and tables from result files"},
+    {"io", kb_cmd_io, "training-data input pipeline: gen, run, checkpoint"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
@@ -60,7 +62,8 @@ static void print_usage(FILE *out)
           "  kbench list models | kernels | backends\n"
           "  kbench list layers --model M [--mb N]\n"
           "  kbench peaks [--out FILE] [--threads N] [--quick]\n"
-          "  kbench report RESULTS.jsonl... [--peaks FILE] --out DIR\n\n"
+          "  kbench report RESULTS.jsonl... [--peaks FILE] --out DIR\n"
+          "  kbench io gen|run|checkpoint ...   (kbench io --help)\n\n"
           "`kbench VERB --help` describes a verb's options.\n\n",
           out);
     kb_print_exit_codes(out);

@@ -7,9 +7,11 @@ set -euo pipefail
 # Required: toolchain, cJSON.  Vendor backends: OpenBLAS, oneDNN (CMake
 # skips a backend whose library is missing and says so).  hwloc: cache
 # sizes for `kbench peaks` (sysfs otherwise).  libxml2: the report test
-# parses the SVG and HTML.
+# parses the SVG and HTML.  kbench io: zlib (required), libjpeg-turbo,
+# HDF5 and liburing (a profile or engine whose library is missing says so).
 packages=(build-essential cmake pkg-config git libcjson-dev python3
-          libopenblas-dev libdnnl-dev libhwloc-dev libxml2-dev)
+          libopenblas-dev libdnnl-dev libhwloc-dev libxml2-dev
+          zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev)
 
 if [ "$(id -u)" -eq 0 ]; then
     as_root=()

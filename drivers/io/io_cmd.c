@@ -1,0 +1,335 @@
+/* io_cmd.c - the `kbench io` verb: sub-verbs gen, run and checkpoint, their
+ * options, and the mapping of results to exit codes. */
+#include "io.h"
+#include "io_internal.h"
+#include "drivers/commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile sig_atomic_t kb_io_interrupted;
+
+static void on_signal(int sig) { kb_io_interrupted = sig; }
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: kbench io gen --profile P --dir D [--scale F] [--seed S]\n"
+        "                     [--threads N]\n"
+        "       kbench io run --profile P --dir D [--epochs E] [--json FILE]\n"
+        "           [--engine pread|io_uring|mmap] [--direct] [--readers N]\n"
+        "           [--decode auto|none] [--prefetch B] [--batch N]\n"
+        "           [--compute sleep:SECONDS] [--cold] [--skip-corrupt]\n"
+        "           [--chunk BYTES] [--depth N] [--seed S] [--quiet]\n"
+        "       kbench io checkpoint (--bytes N | --profile P) --dir D\n"
+        "           [--engine E] [--fsync] [--direct] [--seed S]\n"
+        "  every sub-verb: --profiles FILE (default $KBENCH_IO_PROFILES or\n"
+        "  %s)\n"
+        "exit codes: 0 ok, 1 verification failed (corrupt data, a sample\n"
+        "  delivered twice or never), 2 usage, 3 runtime, 128+N signal N\n",
+        kb_io_profiles_path());
+}
+
+/* Integer option value within [lo, hi].  0, or -1 after a message. */
+static int parse_i64(const char *opt, const char *v, int64_t lo, int64_t hi,
+                     int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 0);
+    if (errno || end == v || *end || x < lo || x > hi) {
+        fprintf(stderr, "kbench io: --%s '%s': expected an integer in "
+                "[%" PRId64 ", %" PRId64 "]\n", opt, v, lo, hi);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse_double(const char *opt, const char *v, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x >= 0) || x > 1e9) {
+        fprintf(stderr, "kbench io: --%s '%s': expected a number >= 0\n",
+                opt, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+/* Exit code of a stage result. */
+static int exit_code(int rc)
+{
+    if (kb_io_interrupted)
+        return 128 + kb_io_interrupted;
+    switch (rc) {
+    case 0: return KB_EXIT_OK;
+    case KB_IO_CORRUPT: return KB_EXIT_VALIDATION;
+    case KB_IO_USAGE: return KB_EXIT_USAGE;
+    default: return KB_EXIT_RUNTIME;
+    }
+}
+
+/* Everything the sub-verbs' options can set. */
+typedef struct {
+    const char *profile, *profiles, *dir, *engine, *decode, *compute;
+    kb_io_gen_opts gen;
+    kb_io_run_opts run;
+    int64_t bytes;
+    bool fsync;
+} cmd_opts;
+
+enum { O_PROFILE = 256, O_PROFILES, O_DIR, O_SCALE, O_SEED, O_THREADS,
+       O_EPOCHS, O_JSON, O_ENGINE, O_DIRECT, O_READERS, O_DECODE, O_PREFETCH,
+       O_BATCH, O_COMPUTE, O_COLD, O_SKIP, O_CHUNK, O_DEPTH, O_QUIET,
+       O_BYTES, O_FSYNC, O_HELP };
+
+static const struct option long_opts[] = {
+    {"profile", 1, 0, O_PROFILE}, {"profiles", 1, 0, O_PROFILES},
+    {"dir", 1, 0, O_DIR}, {"scale", 1, 0, O_SCALE}, {"seed", 1, 0, O_SEED},
+    {"threads", 1, 0, O_THREADS}, {"epochs", 1, 0, O_EPOCHS},
+    {"json", 1, 0, O_JSON}, {"engine", 1, 0, O_ENGINE},
+    {"direct", 0, 0, O_DIRECT}, {"readers", 1, 0, O_READERS},
+    {"decode", 1, 0, O_DECODE}, {"prefetch", 1, 0, O_PREFETCH},
+    {"batch", 1, 0, O_BATCH}, {"compute", 1, 0, O_COMPUTE},
+    {"cold", 0, 0, O_COLD}, {"skip-corrupt", 0, 0, O_SKIP},
+    {"chunk", 1, 0, O_CHUNK}, {"depth", 1, 0, O_DEPTH},
+    {"quiet", 0, 0, O_QUIET}, {"bytes", 1, 0, O_BYTES},
+    {"fsync", 0, 0, O_FSYNC}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+
+/* One option into o.  0, -1 after a message, 1 for --help. */
+static int set_opt(cmd_opts *o, int c, const char *v)
+{
+    int64_t x;
+    switch (c) {
+    case O_PROFILE: o->profile = v; return 0;
+    case O_PROFILES: o->profiles = v; return 0;
+    case O_DIR: o->dir = v; return 0;
+    case O_JSON: o->run.json = v; return 0;
+    case O_ENGINE: o->engine = v; return 0;
+    case O_DECODE: o->decode = v; return 0;
+    case O_COMPUTE: o->compute = v; return 0;
+    case O_DIRECT: o->run.direct = true; return 0;
+    case O_COLD: o->run.cold = true; return 0;
+    case O_SKIP: o->run.skip_corrupt = true; return 0;
+    case O_QUIET: o->run.quiet = true; return 0;
+    case O_FSYNC: o->fsync = true; return 0;
+    case O_HELP: return 1;
+    case O_SCALE: return parse_double("scale", v, &o->gen.scale);
+    case O_SEED:
+        if (parse_i64("seed", v, 0, INT64_MAX, &x))
+            return -1;
+        o->gen.seed = o->run.seed = (uint64_t)x;
+        return 0;
+    case O_THREADS:
+        if (parse_i64("threads", v, 1, 1024, &x))
+            return -1;
+        o->gen.threads = (int)x;
+        return 0;
+    case O_EPOCHS: return parse_i64("epochs", v, 1, 1000000, &o->run.epochs);
+    case O_READERS: return parse_i64("readers", v, 1, 1024, &o->run.readers);
+    case O_PREFETCH: return parse_i64("prefetch", v, 1, 1024, &o->run.prefetch);
+    case O_BATCH: return parse_i64("batch", v, 1, 1 << 24, &o->run.batch);
+    case O_DEPTH:
+        if (parse_i64("depth", v, 1, 4096, &x))
+            return -1;
+        o->run.depth = (unsigned)x;
+        return 0;
+    case O_CHUNK:
+        /* O_DIRECT needs whole aligned blocks */
+        if (parse_i64("chunk", v, KB_IO_ALIGN, 1 << 30, &x))
+            return -1;
+        if (x % KB_IO_ALIGN) {
+            fprintf(stderr, "kbench io: --chunk %s: expected a multiple of "
+                    "%d\n", v, KB_IO_ALIGN);
+            return -1;
+        }
+        o->run.chunk = (size_t)x;
+        return 0;
+    case O_BYTES: return parse_i64("bytes", v, 1, (int64_t)1 << 40, &o->bytes);
+    default: return -1;
+    }
+}
+
+/* Parse argv (argv[0] the sub-verb).  0, KB_IO_USAGE, or 1 for --help. */
+static int parse_opts(int argc, char **argv, cmd_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->gen.scale = 1;
+    o->gen.seed = o->run.seed = 1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    o->gen.threads = ncpu > 0 ? (int)ncpu : 1;
+    o->run.epochs = 1;
+    o->run.prefetch = 2;
+    o->run.chunk = 1 << 20;
+    o->run.depth = 8;
+    o->engine = "pread";
+    o->decode = "auto";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+        if (c == '?') {
+            fprintf(stderr, "kbench io %s: unknown option or missing value "
+                    "'%s'\n", argv[0], argv[optind - 1]);
+            return KB_IO_USAGE;
+        }
+        int rc = set_opt(o, c, optarg);
+        if (rc)
+            return rc > 0 ? 1 : KB_IO_USAGE;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "kbench io %s: unexpected argument '%s'\n", argv[0],
+                argv[optind]);
+        return KB_IO_USAGE;
+    }
+    if (!o->dir) {
+        fprintf(stderr, "kbench io %s: --dir is required\n", argv[0]);
+        return KB_IO_USAGE;
+    }
+    return 0;
+}
+
+/* Load --profile (required unless optional).  0 or a stage error. */
+static int load_profile(const cmd_opts *o, kb_io_profile *p, bool optional,
+                        char *err, size_t len)
+{
+    if (!o->profile) {
+        if (optional)
+            return 0;
+        snprintf(err, len, "--profile is required");
+        return KB_IO_USAGE;
+    }
+    return kb_io_profile_find(o->profiles ? o->profiles
+                                          : kb_io_profiles_path(),
+                              o->profile, p, err, len);
+}
+
+/* Engine by name, or a message: unknown, or missing from this build. */
+static const kb_io_engine *find_engine(const char *name, char *err,
+                                       size_t len)
+{
+    const kb_io_engine *e = kb_io_engine_find(name);
+    if (!e)
+        snprintf(err, len, "--engine %s: expected pread, io_uring or mmap",
+                 name);
+    else if (e->missing)
+        snprintf(err, len, "--engine %s unavailable: %s", name, e->missing);
+    return e && !e->missing ? e : NULL;
+}
+
+/* Settle the run's options from the profile and the command line. */
+static int finish_run_opts(cmd_opts *o, const kb_io_profile *p, char *err,
+                           size_t len)
+{
+    kb_io_run_opts *r = &o->run;
+    r->dir = o->dir;
+    if (!(r->engine = find_engine(o->engine, err, len)))
+        return o->engine && kb_io_engine_find(o->engine) ? KB_IO_ERROR
+                                                         : KB_IO_USAGE;
+    if (strcmp(o->decode, "none") == 0)
+        r->decoder = &kb_io_decode_parse;
+    else if (strcmp(o->decode, "auto") == 0)
+        r->decoder = kb_io_decoder_find(p->decode);
+    else {
+        snprintf(err, len, "--decode %s: expected auto or none", o->decode);
+        return KB_IO_USAGE;
+    }
+    if (r->decoder->missing) {
+        snprintf(err, len, "profile %s: decode %s unavailable: %s (--decode "
+                 "none still reads and verifies it)", p->name,
+                 r->decoder->name, r->decoder->missing);
+        return KB_IO_ERROR;
+    }
+    if (!r->readers)
+        r->readers = p->readers;
+    if (!r->batch)
+        r->batch = p->batch;
+    r->compute_sleep = p->compute_seconds;
+    if (o->compute) {
+        if (strncmp(o->compute, "sleep:", 6) == 0)
+            return parse_double("compute", o->compute + 6, &r->compute_sleep)
+                       ? KB_IO_USAGE : 0;
+        snprintf(err, len, "--compute %s: expected sleep:SECONDS (running a "
+                 "backend's layers is not wired into the I/O stage yet)",
+                 o->compute);
+        return KB_IO_USAGE;
+    }
+    return 0;
+}
+
+/* Dispatch on the sub-verb once options are parsed. */
+static int dispatch(const char *verb, cmd_opts *o, char *err, size_t len)
+{
+    kb_io_profile p;
+    memset(&p, 0, sizeof p);
+    bool ckpt = strcmp(verb, "checkpoint") == 0;
+    int rc = load_profile(o, &p, ckpt, err, len);
+    if (rc)
+        return rc;
+    if (strcmp(verb, "gen") == 0) {
+        o->gen.dir = o->dir;
+        return kb_io_gen(&p, &o->gen, err, len);
+    }
+    if (strcmp(verb, "run") == 0) {
+        rc = finish_run_opts(o, &p, err, len);
+        return rc ? rc : kb_io_run(&p, &o->run, err, len);
+    }
+    uint64_t bytes = o->bytes ? (uint64_t)o->bytes
+                              : (uint64_t)p.checkpoint_bytes;
+    if (!bytes) {
+        snprintf(err, len, "checkpoint: give --bytes N or a --profile with "
+                 "checkpoint_bytes");
+        return KB_IO_USAGE;
+    }
+    kb_io_ckpt_opts c = {.dir = o->dir, .bytes = bytes, .fsync = o->fsync,
+                         .direct = o->run.direct, .seed = o->run.seed};
+    if (!(c.engine = find_engine(o->engine, err, len)))
+        return KB_IO_USAGE;
+    return kb_io_checkpoint(&c, err, len);
+}
+
+int kb_cmd_io(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? KB_EXIT_USAGE : KB_EXIT_OK;
+    }
+    const char *verb = argv[1];
+    if (strcmp(verb, "gen") && strcmp(verb, "run") &&
+        strcmp(verb, "checkpoint")) {
+        fprintf(stderr, "kbench io: unknown sub-verb '%s' (expected gen, run "
+                "or checkpoint)\n", verb);
+        return KB_EXIT_USAGE;
+    }
+    cmd_opts o;
+    int rc = parse_opts(argc - 1, argv + 1, &o);
+    if (rc == 1) {
+        usage(stdout);
+        return KB_EXIT_OK;
+    }
+    if (rc)
+        return KB_EXIT_USAGE;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    kb_io_interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    char err[KB_IO_ERRLEN] = "";
+    rc = dispatch(verb, &o, err, sizeof err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc)
+        fprintf(stderr, "kbench io %s: %s\n", verb, err);
+    return exit_code(rc);
+}

@@ -1,0 +1,291 @@
+/* io_internal.h - types and functions shared by the files of the I/O stage
+ * (drivers/io/): profiles, the sample header, container formats, reader
+ * engines, decoders, the prefetch ring and the metrics. */
+#ifndef KB_IO_INTERNAL_H
+#define KB_IO_INTERNAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KB_IO_ERRLEN 512
+#define KB_IO_ALIGN 4096            /* O_DIRECT buffer/offset alignment */
+
+/* Return codes of the stage's functions beyond 0 / -1. */
+enum {
+    KB_IO_ERROR = -1,      /* I/O or library failure: exit code 3 */
+    KB_IO_CORRUPT = -2,    /* the data is wrong: exit code 1, or skipped */
+    KB_IO_USAGE = -3,      /* bad option or input: exit code 2 */
+};
+
+/* ---- profiles (profiles.c, data in profiles.conf) ---- */
+typedef struct {
+    char name[32];
+    char format[16];        /* container: tfrecord, npz, hdf5 */
+    char body[16];          /* sample content: jpeg, cosmo, random, climate */
+    char decode[16];        /* decoder: jpeg, cosmo, hdf5, parse */
+    int64_t files;
+    int64_t samples_per_file;
+    int64_t sample_bytes;   /* mean bytes of one sample on disk */
+    int64_t sample_stddev;
+    int64_t batch;
+    int64_t readers;
+    double compute_seconds; /* emulated compute per step (H100) */
+    double au_target;       /* percent; 0 when the profile has none */
+    int64_t dims[4];        /* decoded / stored shape, see profiles.conf */
+    int ndims;
+    int64_t checkpoint_bytes;
+    char model[32];         /* kbench catalog for --compute backend: */
+} kb_io_profile;
+
+/* Path of the profile file: $KBENCH_IO_PROFILES, else the source tree's
+ * drivers/io/profiles.conf recorded at build time. */
+const char *kb_io_profiles_path(void);
+
+/* Find profile `name` in the file at `path`.  Returns 0, KB_IO_USAGE for
+ * an unknown name or a malformed file (message names file, line, key),
+ * KB_IO_ERROR when the file cannot be read. */
+int kb_io_profile_find(const char *path, const char *name, kb_io_profile *p,
+                       char *err, size_t len);
+
+/* Product of p->dims (at least 1).  Cannot fail. */
+int64_t kb_io_dims_product(const kb_io_profile *p);
+
+/* ---- deterministic random numbers (sample.c) ---- */
+uint64_t kb_io_mix(uint64_t x);                /* splitmix64 finaliser */
+uint64_t kb_io_rand(uint64_t *state);          /* splitmix64 step */
+void kb_io_fill_random(uint8_t *dst, size_t n, uint64_t seed);
+
+/* ---- the sample header every record carries (sample.c) ----
+ * 24 bytes, little-endian: "KBS1", crc32 (zlib) of the body, sample id,
+ * body length. */
+#define KB_IO_HDR_BYTES 24
+typedef struct {
+    uint32_t crc;
+    uint64_t id;
+    uint64_t body_len;
+} kb_io_hdr;
+
+void kb_io_hdr_put(uint8_t *dst, const kb_io_hdr *h);
+/* Returns 0, or KB_IO_CORRUPT on a bad magic. */
+int kb_io_hdr_get(const uint8_t *src, kb_io_hdr *h);
+/* zlib's crc32 over any length (zlib takes uInt lengths). */
+uint32_t kb_io_crc32(const uint8_t *p, size_t n);
+
+/* One sample found in a file by a format's parser.  body points into the
+ * file buffer; for HDF5 it is the whole file image. */
+typedef struct {
+    uint64_t id;
+    const uint8_t *body;
+    size_t body_len;
+    uint64_t offset;        /* of the record in the file, for messages */
+} kb_io_sample;
+
+typedef int (*kb_io_sample_fn)(void *ctx, const kb_io_sample *s);
+
+/* ---- sample bodies (gen_body.c, gen_jpeg.c, gen_cosmo.c) ---- */
+/* Make the body of sample id; *body is malloc'd.  Returns 0, KB_IO_ERROR
+ * (allocation, library) with a message. */
+int kb_io_body_make(const kb_io_profile *p, uint64_t seed, uint64_t id,
+                    uint8_t **body, size_t *len, char *err, size_t elen);
+int kb_io_jpeg_make(const kb_io_profile *p, uint64_t seed, uint64_t id,
+                    uint8_t **body, size_t *len, char *err, size_t elen);
+int kb_io_cosmo_make(const kb_io_profile *p, uint64_t seed, uint64_t id,
+                     uint8_t **body, size_t *len, char *err, size_t elen);
+/* Size in bytes of sample id's body for the "random" content. */
+size_t kb_io_random_size(const kb_io_profile *p, uint64_t seed, uint64_t id);
+
+/* ---- container formats (tfrecord.c, npz.c, hdf5_file.c) ---- */
+typedef struct {
+    const char *name;
+    const char *ext;
+    const char *missing;    /* why it is unavailable in this build, or NULL */
+    /* Write file `file_index` of the dataset to `path`.  Returns 0,
+     * KB_IO_ERROR with a message. */
+    int (*gen_file)(const kb_io_profile *p, uint64_t seed, int64_t file_index,
+                    const char *path, char *err, size_t len);
+    /* Walk the samples of a file image, verifying framing and checksums,
+     * calling fn for each.  Returns 0, KB_IO_CORRUPT with "offset N: ..."
+     * in err, or fn's non-zero return. */
+    int (*parse)(const uint8_t *buf, size_t n, kb_io_sample_fn fn, void *ctx,
+                 char *err, size_t len);
+} kb_io_format;
+
+/* NULL when the name is unknown. */
+const kb_io_format *kb_io_format_find(const char *name);
+extern const kb_io_format kb_io_format_tfrecord, kb_io_format_npz,
+    kb_io_format_hdf5;
+
+/* Write all of buf to fd.  0, or KB_IO_ERROR naming path. */
+int kb_io_write_full(int fd, const uint8_t *buf, size_t n, const char *path,
+                     char *err, size_t len);
+
+/* TFRecord framing (tfrecord.c). */
+uint32_t kb_io_crc32c(uint32_t crc, const uint8_t *p, size_t n);
+uint32_t kb_io_tfrecord_mask(uint32_t crc);
+#define KB_IO_TFRECORD_OVERHEAD 16
+/* Frame data (n bytes) as a TFRecord at dst (n + 16 bytes).  Cannot fail. */
+void kb_io_tfrecord_put(uint8_t *dst, const uint8_t *data, size_t n);
+
+/* ---- reader engines (readers_*.c) ---- */
+typedef struct {
+    double *lat;            /* seconds per read request */
+    size_t n, cap;
+    uint64_t bytes;         /* bytes the reads returned */
+} kb_io_lat;
+
+/* Record one latency; returns 0 or KB_IO_ERROR when out of memory. */
+int kb_io_lat_add(kb_io_lat *l, double seconds);
+
+typedef struct {
+    const char *name;
+    const char *missing;    /* why it is unavailable, or NULL */
+    /* Per-thread state (an io_uring ring).  0 or KB_IO_ERROR. */
+    int (*open)(void **state, unsigned depth, char *err, size_t len);
+    /* Read bytes [0, size) of fd into buf (capacity size rounded up to
+     * KB_IO_ALIGN), in requests of `chunk` bytes.  Returns 0, or a
+     * negative errno (EINVAL tells the caller O_DIRECT was refused). */
+    int (*read)(void *state, int fd, uint8_t *buf, size_t size, size_t chunk,
+                kb_io_lat *lat, char *err, size_t len);
+    /* Write buf[0, size) to fd from offset 0.  0 or a negative errno. */
+    int (*write)(void *state, int fd, const uint8_t *buf, size_t size,
+                 size_t chunk, char *err, size_t len);
+    void (*close)(void *state);
+} kb_io_engine;
+
+const kb_io_engine *kb_io_engine_find(const char *name);   /* NULL if none */
+extern const kb_io_engine kb_io_engine_pread, kb_io_engine_mmap,
+    kb_io_engine_uring;
+
+/* ---- decoders (decode_*.c) ---- */
+typedef struct {
+    void *p;
+    size_t n;
+} kb_io_scratch;
+
+/* Grow s to at least n bytes.  0 or KB_IO_ERROR. */
+int kb_io_scratch_reserve(kb_io_scratch *s, size_t n);
+
+typedef struct {
+    const char *name;
+    const char *missing;
+    /* Bytes of one decoded sample (0: nothing kept). */
+    size_t (*out_bytes)(const kb_io_profile *p);
+    /* Decode s into out; rng seeds random crops.  0, KB_IO_CORRUPT or
+     * KB_IO_ERROR with a message. */
+    int (*decode)(const kb_io_profile *p, const kb_io_sample *s, uint64_t rng,
+                  void *out, kb_io_scratch *scratch, char *err, size_t len);
+} kb_io_decoder;
+
+const kb_io_decoder *kb_io_decoder_find(const char *name);  /* NULL if none */
+extern const kb_io_decoder kb_io_decode_jpeg, kb_io_decode_cosmo,
+    kb_io_decode_hdf5, kb_io_decode_parse;
+
+/* ---- shuffle (shuffle.c) ---- */
+/* Seed of epoch e (and of file f within it). */
+uint64_t kb_io_epoch_seed(uint64_t seed, int64_t epoch, int64_t file);
+/* Fisher-Yates over a[0..n). */
+void kb_io_shuffle_i64(int64_t *a, size_t n, uint64_t seed);
+void kb_io_shuffle_samples(kb_io_sample *a, size_t n, uint64_t seed);
+
+/* ---- bounded prefetch ring of batches (ring.c) ---- */
+#define KB_IO_HOLE UINT64_MAX   /* a slot whose sample was dropped */
+
+typedef struct {
+    int64_t seq;            /* batch number it holds now */
+    int64_t filled;         /* committed samples */
+    uint64_t *ids;          /* batch ids */
+    uint8_t *data;          /* batch * sample_bytes decoded bytes */
+} kb_io_batch;
+
+typedef struct kb_io_ring kb_io_ring;
+
+/* nbatches = prefetch + 1 slots of `batch` samples of sample_bytes each,
+ * for an epoch of `total` samples.  NULL when out of memory. */
+kb_io_ring *kb_io_ring_new(int64_t nbatches, int64_t batch,
+                           size_t sample_bytes);
+void kb_io_ring_free(kb_io_ring *r);
+/* Start an epoch of `total` samples. */
+void kb_io_ring_reset(kb_io_ring *r, int64_t total);
+/* Claim the next sample position: blocks while its batch's slot is still
+ * held.  Returns 0 with *b and *pos, or -1 when the epoch was aborted. */
+int kb_io_ring_claim(kb_io_ring *r, kb_io_batch **b, int64_t *pos);
+void kb_io_ring_commit(kb_io_ring *r, kb_io_batch *b);
+/* Samples that will never come (a skipped file): shrinks the epoch. */
+void kb_io_ring_shrink(kb_io_ring *r, int64_t n);
+/* Next complete batch in order, its size in *n; blocks.  NULL at the end
+ * of the epoch or when aborted. */
+kb_io_batch *kb_io_ring_pop(kb_io_ring *r, int64_t *n);
+void kb_io_ring_release(kb_io_ring *r, kb_io_batch *b);
+void kb_io_ring_abort(kb_io_ring *r);
+
+/* ---- metrics (metrics.c) ---- */
+double kb_io_now(void);                          /* monotonic seconds */
+double kb_io_cpu_seconds(void);                  /* user + system, process */
+/* q-quantile (0..1) of v[0..n), sorting v.  0 when n == 0. */
+double kb_io_quantile(double *v, size_t n, double q);
+/* Fraction of the files' pages resident in the page cache (mincore).
+ * Returns 0..1, or -1 with a message when a file cannot be mapped. */
+double kb_io_residency(char **paths, int64_t n, char *err, size_t len);
+/* fsync + POSIX_FADV_DONTNEED each file.  0 or KB_IO_ERROR. */
+int kb_io_evict(char **paths, int64_t n, char *err, size_t len);
+
+/* ---- verbs (gen.c, pipeline.c, checkpoint.c) ---- */
+/* Set by the verb's SIGINT/SIGTERM handler (io_cmd.c); long loops stop
+ * between files when it is non-zero. */
+extern volatile sig_atomic_t kb_io_interrupted;
+
+typedef struct {
+    const char *dir;
+    double scale;
+    uint64_t seed;
+    int threads;
+} kb_io_gen_opts;
+
+int kb_io_gen(const kb_io_profile *p, const kb_io_gen_opts *o, char *err,
+              size_t len);
+
+typedef struct {
+    const char *dir;
+    const char *json;             /* JSON Lines path or NULL */
+    const kb_io_engine *engine;
+    const kb_io_decoder *decoder;
+    int64_t epochs;
+    int64_t readers;
+    int64_t prefetch;
+    int64_t batch;
+    uint64_t seed;
+    size_t chunk;
+    unsigned depth;               /* io_uring queue depth */
+    bool direct, cold, skip_corrupt, quiet;
+    double compute_sleep;         /* seconds per step, or < 0 */
+    const char *compute_backend;  /* backend name, or NULL */
+} kb_io_run_opts;
+
+/* Returns 0, KB_IO_CORRUPT (verification failed), KB_IO_USAGE or
+ * KB_IO_ERROR with a message. */
+int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
+              size_t len);
+
+/* Dataset manifest written last by gen: profile, files, samples/file. */
+int kb_io_manifest_read(const char *dir, char *profile, size_t plen,
+                        int64_t *files, int64_t *spf, char *err, size_t len);
+/* Path of file i of the dataset (malloc'd), NULL when out of memory. */
+char *kb_io_file_path(const char *dir, const kb_io_profile *p, int64_t i);
+
+typedef struct {
+    const char *dir;
+    uint64_t bytes;
+    const kb_io_engine *engine;
+    bool fsync, direct;
+    uint64_t seed;
+} kb_io_ckpt_opts;
+
+int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len);
+
+/* Open for reading, O_DIRECT when asked and accepted (*direct is cleared
+ * when the filesystem refuses it).  Returns the fd or -1 with errno. */
+int kb_io_open_read(const char *path, bool *direct);
+
+#endif

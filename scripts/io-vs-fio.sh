@@ -1,0 +1,83 @@
+#!/bin/sh
+# io-vs-fio.sh - kbench io's raw read path (--decode none) against fio
+# sequential read on the same files with the same thread count, buffered
+# with the page cache invalidated and with O_DIRECT, in one invocation;
+# then decode-bound throughput per profile.  Writes a Markdown table.
+#
+# usage: scripts/io-vs-fio.sh KBENCH DATADIR [SCALE] [THREADS] [OUT.md]
+#   KBENCH   the kbench binary (anything taking `io gen|run ...`)
+#   DATADIR  scratch directory on the filesystem under test
+#   SCALE    --scale for the datasets (default 0.02); the raw-read dataset
+#            should exceed RAM, or rely on --cold / fio's invalidate
+#   THREADS  readers and fio jobs (default: number of CPUs)
+#   OUT.md   default results/io/io-vs-fio.md
+# The goal: kbench raw read >= 90 % of fio.  Run it on a quiet machine.
+set -eu
+KB=$1
+DIR=$2
+SCALE=${3:-0.02}
+THREADS=${4:-$(nproc)}
+OUT=${5:-results/io/io-vs-fio.md}
+PROFILES=${KBENCH_IO_PROFILES:-}
+command -v fio >/dev/null || { echo "io-vs-fio: fio not found (apt-get install fio)" >&2; exit 3; }
+
+mkdir -p "$DIR"
+gen() { [ -f "$DIR/$1/kbench-io.manifest" ] || "$KB" io gen --profile "$1" --dir "$DIR/$1" --scale "$2"; }
+
+# MB/s of a kbench run: the measured figure of the last epoch's record
+kb_mbs() {
+    p=$1
+    shift
+    "$KB" io run --profile "$p" --dir "$DIR/$p" --readers "$THREADS" \
+        --compute sleep:0 --epochs 2 --cold --quiet --json "$DIR/kb.jsonl" "$@" >/dev/null
+    tail -n 1 "$DIR/kb.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.1f %.1f" % (r["io_measured_MB_per_second"], r["train_throughput_samples_per_second"]))'
+}
+
+# MB/s of fio reading the same files sequentially, THREADS jobs
+fio_mbs() {
+    files=$(ls "$DIR/$1"/*.tfrecord "$DIR/$1"/*.npz "$DIR/$1"/*.h5 2>/dev/null | tr '\n' ':' | sed 's/:$//')
+    fio --name=seq --rw=read --bs=1M --ioengine=psync --numjobs="$THREADS" \
+        --filename="$files" --invalidate=1 --direct="$2" --group_reporting \
+        --output-format=json --size=100% --file_service_type=sequential \
+        2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); print("%.1f" % (j["jobs"][0]["read"]["bw_bytes"]/1e6))'
+}
+
+gen bert "$SCALE"
+RAW=bert
+kb_buf=$(kb_mbs $RAW --decode none | cut -d' ' -f1)
+kb_dir=$(kb_mbs $RAW --decode none --direct | cut -d' ' -f1)
+kb_uring=$(kb_mbs $RAW --decode none --direct --engine io_uring | cut -d' ' -f1)
+fio_buf=$(fio_mbs $RAW 0)
+fio_dir=$(fio_mbs $RAW 1)
+pct() { python3 -c "print('%.0f %%' % (100*$1/$2) if $2 > 0 else 'n/a')"; }
+
+{
+    echo "# kbench io raw read path vs fio"
+    echo
+    echo "Machine: $(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+    echo "Filesystem: $(df -T "$DIR" | awk 'NR==2{print $2" on "$1}')"
+    echo "Date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "Command: scripts/io-vs-fio.sh $KB $DIR $SCALE $THREADS $OUT"
+    echo "Dataset: profile $RAW, scale $SCALE, $(du -sh "$DIR/$RAW" | cut -f1); $THREADS readers / fio jobs; kbench --cold (fsync + POSIX_FADV_DONTNEED) each epoch, fio --invalidate=1"
+    echo
+    echo "| mode | kbench MB/s | fio MB/s | kbench / fio |"
+    echo "|---|---|---|---|"
+    echo "| buffered, cache invalidated (pread) | $kb_buf | $fio_buf | $(pct $kb_buf $fio_buf) |"
+    echo "| O_DIRECT (pread) | $kb_dir | $fio_dir | $(pct $kb_dir $fio_dir) |"
+    echo "| O_DIRECT (io_uring) | $kb_uring | $fio_dir | $(pct $kb_uring $fio_dir) |"
+    echo
+    echo "kbench's figure is bytes the reads returned over the epoch's wall time, with every TFRecord CRC32C and sample checksum verified; fio only reads."
+    echo
+    echo "## Decode-bound throughput (page cache warm, compute sleep:0)"
+    echo
+    echo "| profile | decode | samples/s | MB/s read |"
+    echo "|---|---|---|---|"
+    for p in resnet50 cosmoflow unet3d deepcam; do
+        case $p in resnet50) s=0.002;; cosmoflow) s=0.0002;; unet3d) s=0.03;; deepcam) s=0.0001;; esac
+        gen $p $s
+        set -- $("$KB" io run --profile $p --dir "$DIR/$p" --readers "$THREADS" --compute sleep:0 --epochs 2 --quiet --json "$DIR/kb.jsonl" >/dev/null &&
+                 tail -n 1 "$DIR/kb.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%s %.1f %.1f" % (r["decode"], r["train_throughput_samples_per_second"], r["io_measured_MB_per_second"]))')
+        echo "| $p | $1 | $2 | $3 |"
+    done
+} > "$OUT"
+cat "$OUT"

@@ -1,0 +1,111 @@
+/* io_test_util.h - helpers for the I/O stage tests: scratch directories,
+ * running `kbench io` with an argument list, capturing its stderr, and
+ * reading/patching files. */
+#ifndef KB_IO_TEST_UTIL_H
+#define KB_IO_TEST_UTIL_H
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "io_internal.h"
+
+/* A fresh directory under $TMPDIR (or /tmp); exits the test on failure. */
+static inline char *io_test_mkdtemp(void)
+{
+    const char *base = getenv("TMPDIR");
+    static char path[512];
+    snprintf(path, sizeof path, "%s/kbio.XXXXXX", base ? base : "/tmp");
+    if (!mkdtemp(path)) {
+        perror("mkdtemp");
+        exit(3);
+    }
+    return strdup(path);
+}
+
+static int rm_entry(const char *p, const struct stat *s, int f, struct FTW *w)
+{
+    (void)s, (void)f, (void)w;
+    return remove(p);
+}
+
+static inline void io_test_rmtree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Run kb_cmd_io("io", args..., NULL); stderr goes to errbuf when given. */
+static inline int io_test_cmd(char *errbuf, size_t errlen, ...)
+{
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = "io";
+    va_list ap;
+    va_start(ap, errlen);
+    char *a;
+    while (argc < 63 && (a = va_arg(ap, char *)))
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    int saved = -1;
+    FILE *cap = NULL;
+    if (errbuf) {
+        fflush(stderr);
+        cap = tmpfile();
+        saved = dup(2);
+        dup2(fileno(cap), 2);
+    }
+    int rc = kb_cmd_io(argc, argv);
+    if (errbuf) {
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        rewind(cap);
+        size_t n = fread(errbuf, 1, errlen - 1, cap);
+        errbuf[n] = '\0';
+        fclose(cap);
+        fputs(errbuf, stderr);   /* keep it in the test log */
+    }
+    return rc;
+}
+
+/* Whole file into a malloc'd buffer; NULL on failure. */
+static inline uint8_t *io_test_slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(sz > 0 ? (size_t)sz : 1);
+    if (b && fread(b, 1, (size_t)sz, f) != (size_t)sz) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *n = (size_t)sz;
+    return b;
+}
+
+/* XOR one byte of a file at offset. */
+static inline int io_test_flip(const char *path, long off, uint8_t mask)
+{
+    int fd = open(path, O_RDWR);
+    uint8_t b;
+    int ok = fd >= 0 && pread(fd, &b, 1, off) == 1;
+    b ^= mask;
+    ok = ok && pwrite(fd, &b, 1, off) == 1;
+    if (fd >= 0)
+        close(fd);
+    return ok ? 0 : -1;
+}
+
+#endif

@@ -1,0 +1,136 @@
+/* test_io_corrupt.c - damaged datasets: a flipped byte, a truncated file
+ * (mid-record and at a record boundary), a wrong TFRecord CRC, damaged
+ * NPZ and HDF5 files.  Each must fail with exit code 1 and a message
+ * naming the file and the offset, or be counted and skipped with
+ * --skip-corrupt. */
+#include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
+#include "check.h"
+
+#include <cjson/cJSON.h>
+
+static const char *profiles = KB_IO_TEST_PROFILES;
+static char err[8192];
+
+/* Generate profile `name` into root/tag; the path of its file `file`. */
+static void gen(const char *root, const char *tag, const char *name,
+                int file, char *dir, char *path, size_t len)
+{
+    snprintf(dir, len, "%s/%s", root, tag);
+    CHECK(io_test_cmd(NULL, 0, "gen", "--profiles", profiles, "--profile",
+                      name, "--dir", dir, "--threads", "2", NULL) == 0);
+    const char *ext = strcmp(name, "unet3d") == 0   ? "npz"
+                      : strcmp(name, "deepcam") == 0 ? "h5"
+                                                     : "tfrecord";
+    snprintf(path, len, "%s/%s_%06d.%s", dir, name, file, ext);
+}
+
+/* Run one epoch; returns the exit code, stderr in err. */
+static int run(const char *name, const char *dir, const char *extra,
+               const char *json)
+{
+    return io_test_cmd(err, sizeof err, "run", "--profiles", profiles,
+                       "--profile", name, "--dir", dir, "--quiet", "--json",
+                       json, extra, NULL);
+}
+
+static void test_flipped_byte(const char *root)
+{
+    char dir[600], path[700], json[700];
+    gen(root, "flip", "bert", 1, dir, path, sizeof dir);
+    snprintf(json, sizeof json, "%s/flip.jsonl", root);
+    CHECK(io_test_flip(path, 1000, 0x01) == 0);
+    CHECK(run("bert", dir, NULL, json) == 1);
+    CHECK(strstr(err, "bert_000001.tfrecord") != NULL);
+    CHECK(strstr(err, "offset ") != NULL);
+    CHECK(strstr(err, "CRC mismatch") != NULL);
+    /* skipped: the other two files' 100 samples, exactly once */
+    CHECK(run("bert", dir, "--skip-corrupt", json) == 0);
+    size_t n;
+    char *text = (char *)io_test_slurp(json, &n);
+    cJSON *o = text ? cJSON_ParseWithLength(text, n) : NULL;
+    CHECK(o != NULL);
+    if (o) {
+        CHECK(cJSON_GetObjectItem(o, "skipped_files")->valuedouble == 1);
+        CHECK(cJSON_GetObjectItem(o, "samples")->valuedouble == 100);
+        cJSON_Delete(o);
+    }
+    free(text);
+}
+
+static void test_truncated(const char *root)
+{
+    char dir[600], path[700], json[700];
+    gen(root, "trunc", "bert", 2, dir, path, sizeof dir);
+    snprintf(json, sizeof json, "%s/trunc.jsonl", root);
+    size_t n;
+    uint8_t *b = io_test_slurp(path, &n);
+    CHECK(b != NULL && truncate(path, (off_t)(n - 10)) == 0);
+    CHECK(run("bert", dir, NULL, json) == 1);
+    CHECK(strstr(err, "bert_000002.tfrecord") != NULL);
+    CHECK(strstr(err, "truncated") != NULL);
+    /* cut exactly after the first record: framing is intact */
+    uint64_t first = 0;
+    for (int i = 0; b && i < 8; i++)
+        first |= (uint64_t)b[i] << (8 * i);
+    CHECK(truncate(path, (off_t)(first + 16)) == 0);
+    CHECK(run("bert", dir, NULL, json) == 1);
+    CHECK(strstr(err, "holds 1 samples, expected 50") != NULL);
+    free(b);
+}
+
+static void test_wrong_crc(const char *root)
+{
+    char dir[600], path[700], json[700];
+    gen(root, "crc", "cosmoflow", 3, dir, path, sizeof dir);
+    snprintf(json, sizeof json, "%s/crc.jsonl", root);
+    size_t n;
+    uint8_t *b = io_test_slurp(path, &n);
+    CHECK(b != NULL);
+    /* the data CRC is the file's last 4 bytes (one record a file) */
+    CHECK(io_test_flip(path, (long)n - 2, 0x80) == 0);
+    CHECK(run("cosmoflow", dir, NULL, json) == 1);
+    CHECK(strstr(err, "cosmoflow_000003.tfrecord: offset 0: record data "
+                      "CRC mismatch") != NULL);
+    /* the length CRC too */
+    CHECK(io_test_flip(path, (long)n - 2, 0x80) == 0);
+    CHECK(io_test_flip(path, 9, 0x04) == 0);
+    CHECK(run("cosmoflow", dir, NULL, json) == 1);
+    CHECK(strstr(err, "record length CRC mismatch") != NULL);
+    free(b);
+}
+
+static void test_npz_hdf5(const char *root)
+{
+    char dir[600], path[700], json[700];
+    snprintf(json, sizeof json, "%s/other.jsonl", root);
+    gen(root, "npz", "unet3d", 4, dir, path, sizeof dir);
+    CHECK(io_test_flip(path, 5000, 0x20) == 0);
+    CHECK(run("unet3d", dir, NULL, json) == 1);
+    CHECK(strstr(err, "unet3d_000004.npz") != NULL);
+    CHECK(strstr(err, "zip CRC-32 mismatch in x.npy") != NULL);
+    gen(root, "h5", "deepcam", 0, dir, path, sizeof dir);
+    size_t n;
+    uint8_t *b = io_test_slurp(path, &n);
+    CHECK(b != NULL);
+    uint64_t off = 0;
+    for (int i = 0; b && i < 8; i++)
+        off |= (uint64_t)b[KB_IO_HDR_BYTES + i] << (8 * i);
+    CHECK(off > 512 && off < n);
+    CHECK(io_test_flip(path, (long)off + 100, 0x01) == 0);
+    CHECK(run("deepcam", dir, "--decode=none", json) == 1);
+    CHECK(strstr(err, "deepcam_000000.h5") != NULL);
+    CHECK(strstr(err, "checksum mismatch") != NULL);
+    free(b);
+}
+
+int main(void)
+{
+    char *root = io_test_mkdtemp();
+    test_flipped_byte(root);
+    test_truncated(root);
+    test_wrong_crc(root);
+    test_npz_hdf5(root);
+    io_test_rmtree(root);
+    free(root);
+    return CHECK_DONE();
+}

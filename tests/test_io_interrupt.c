@@ -1,0 +1,97 @@
+/* test_io_interrupt.c - a generation interrupted by a signal leaves no file
+ * that looks complete: every file under its final name verifies, the
+ * manifest is absent, and (SIGINT, handled) no temporary file is left. */
+#include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
+#include "check.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static const char *profiles = KB_IO_TEST_PROFILES;
+
+static int ok_cb(void *ctx, const kb_io_sample *s)
+{
+    (void)s;
+    (*(int *)ctx)++;
+    return 0;
+}
+
+/* Start `kbench io gen` of the bulk profile in a child, signal it after
+ * ms milliseconds; returns its wait status. */
+static int gen_and_signal(const char *dir, int sig, int ms)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *argv[] = {"io", "gen", "--profiles", (char *)profiles,
+                        "--profile", "bulk", "--dir", (char *)dir,
+                        "--threads", "2", NULL};
+        _exit(kb_cmd_io(10, argv));
+    }
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+/* Check the directory: complete-named files verify; count the rest. */
+static void check_dir(const char *dir, int *complete, int *tmp)
+{
+    const kb_io_format *f = kb_io_format_find("tfrecord");
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    struct dirent *e;
+    *complete = *tmp = 0;
+    while (d && (e = readdir(d))) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        CHECK(strcmp(e->d_name, "kbench-io.manifest") != 0);
+        if (strstr(e->d_name, ".tmp")) {
+            (*tmp)++;
+            continue;
+        }
+        if (!strstr(e->d_name, ".tfrecord"))
+            continue;
+        size_t n;
+        uint8_t *b = io_test_slurp(path, &n);
+        int samples = 0;
+        char err[KB_IO_ERRLEN];
+        CHECK(b && f->parse(b, n, ok_cb, &samples, err, sizeof err) == 0);
+        CHECK(samples == 4);
+        free(b);
+        (*complete)++;
+    }
+    if (d)
+        closedir(d);
+}
+
+int main(void)
+{
+    char *root = io_test_mkdtemp();
+    char dir[600];
+    int complete, tmp;
+
+    snprintf(dir, sizeof dir, "%s/kill", root);
+    int st = gen_and_signal(dir, SIGKILL, 150);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    check_dir(dir, &complete, &tmp);
+    CHECK(complete < 96);
+    fprintf(stderr, "SIGKILL: %d complete files, %d temporary\n", complete,
+            tmp);
+
+    snprintf(dir, sizeof dir, "%s/int", root);
+    st = gen_and_signal(dir, SIGINT, 150);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 130);
+    check_dir(dir, &complete, &tmp);
+    CHECK(complete < 96);
+    CHECK(tmp == 0);
+    fprintf(stderr, "SIGINT: %d complete files, %d temporary\n", complete,
+            tmp);
+
+    io_test_rmtree(root);
+    free(root);
+    return CHECK_DONE();
+}

@@ -1,0 +1,140 @@
+/* test_io_units.c - the I/O stage's pieces on their own: CRC32C, TFRecord
+ * framing and its damage detection, shuffles, the prefetch ring, the
+ * profile file. */
+#include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
+#include "check.h"
+
+static int count_cb(void *ctx, const kb_io_sample *s)
+{
+    int64_t *n = ctx;
+    CHECK(s->id == (uint64_t)(100 + *n));
+    (*n)++;
+    return 0;
+}
+
+/* Two framed records with sample ids 100 and 101. */
+static size_t make_records(uint8_t *buf)
+{
+    size_t off = 0;
+    for (int k = 0; k < 2; k++) {
+        uint8_t data[KB_IO_HDR_BYTES + 10];
+        uint8_t *body = data + KB_IO_HDR_BYTES;
+        memset(body, 'a' + k, 10);
+        kb_io_hdr h = {kb_io_crc32(body, 10), 100 + (uint64_t)k, 10};
+        kb_io_hdr_put(data, &h);
+        kb_io_tfrecord_put(buf + off, data, sizeof data);
+        off += sizeof data + KB_IO_TFRECORD_OVERHEAD;
+    }
+    return off;
+}
+
+static void test_tfrecord(void)
+{
+    /* the CRC32C check value of "123456789" */
+    CHECK(kb_io_crc32c(0, (const uint8_t *)"123456789", 9) == 0xE3069283u);
+    const kb_io_format *f = kb_io_format_find("tfrecord");
+    uint8_t buf[256], bad[256];
+    size_t n = make_records(buf);
+    int64_t got = 0;
+    char err[KB_IO_ERRLEN];
+    CHECK(f->parse(buf, n, count_cb, &got, err, sizeof err) == 0);
+    CHECK(got == 2);
+    /* every byte of the second record, flipped, is caught */
+    size_t second = n / 2;
+    int caught = 0;
+    for (size_t i = second; i < n; i++) {
+        memcpy(bad, buf, n);
+        bad[i] ^= 0x10;
+        got = 0;
+        int rc = f->parse(bad, n, count_cb, &got, err, sizeof err);
+        caught += rc == KB_IO_CORRUPT && strstr(err, "offset 50") != NULL;
+    }
+    CHECK(caught == (int)(n - second));
+    got = 0;
+    CHECK(f->parse(buf, n - 3, count_cb, &got, err, sizeof err) ==
+          KB_IO_CORRUPT);
+    CHECK(strstr(err, "truncated") != NULL);
+}
+
+static void test_shuffle(void)
+{
+    int64_t a[100], seen[100] = {0};
+    for (int i = 0; i < 100; i++)
+        a[i] = i;
+    kb_io_shuffle_i64(a, 100, kb_io_epoch_seed(7, 1, 0));
+    int moved = 0;
+    for (int i = 0; i < 100; i++) {
+        seen[a[i]]++;
+        moved += a[i] != i;
+    }
+    int perm = 1;
+    for (int i = 0; i < 100; i++)
+        perm &= seen[i] == 1;
+    CHECK(perm);
+    CHECK(moved > 50);
+    CHECK(kb_io_epoch_seed(7, 1, 0) != kb_io_epoch_seed(7, 2, 0));
+}
+
+static void test_ring(void)
+{
+    kb_io_ring *r = kb_io_ring_new(2, 3, 4);
+    CHECK(r != NULL);
+    kb_io_ring_reset(r, 7);   /* batches of 3, 3, 1 */
+    kb_io_batch *b;
+    int64_t pos, n;
+    for (int i = 0; i < 6; i++) {   /* two slots: six claims do not block */
+        CHECK(kb_io_ring_claim(r, &b, &pos) == 0);
+        b->ids[pos] = (uint64_t)i;
+        kb_io_ring_commit(r, b);
+    }
+    b = kb_io_ring_pop(r, &n);
+    CHECK(b && n == 3 && b->ids[0] == 0);
+    kb_io_ring_release(r, b);
+    CHECK(kb_io_ring_claim(r, &b, &pos) == 0 && pos == 0);
+    b->ids[pos] = 6;
+    kb_io_ring_commit(r, b);
+    b = kb_io_ring_pop(r, &n);
+    CHECK(b && n == 3 && b->ids[2] == 5);
+    kb_io_ring_release(r, b);
+    b = kb_io_ring_pop(r, &n);
+    CHECK(b && n == 1 && b->ids[0] == 6);
+    kb_io_ring_release(r, b);
+    CHECK(kb_io_ring_pop(r, &n) == NULL);
+    kb_io_ring_free(r);
+}
+
+static void test_profiles(void)
+{
+    kb_io_profile p;
+    char err[KB_IO_ERRLEN];
+    const char *names[] = {"resnet50", "cosmoflow", "unet3d", "bert",
+                           "deepcam"};
+    for (int i = 0; i < 5; i++)
+        CHECK(kb_io_profile_find(kb_io_profiles_path(), names[i], &p, err,
+                                 sizeof err) == 0);
+    CHECK(kb_io_profile_find(kb_io_profiles_path(), "unet3d", &p, err,
+                             sizeof err) == 0 &&
+          p.sample_bytes == 146600628 && p.checkpoint_bytes == 499153191);
+    CHECK(kb_io_profile_find(kb_io_profiles_path(), "nope", &p, err,
+                             sizeof err) == KB_IO_USAGE);
+    CHECK(strstr(err, "nope") != NULL);
+    char *dir = io_test_mkdtemp();
+    char path[600];
+    snprintf(path, sizeof path, "%s/bad.conf", dir);
+    FILE *f = fopen(path, "w");
+    fputs("[x]\nformat = tfrecord\nbatch = -4\n", f);
+    fclose(f);
+    CHECK(kb_io_profile_find(path, "x", &p, err, sizeof err) == KB_IO_USAGE);
+    CHECK(strstr(err, ":3:") != NULL && strstr(err, "batch") != NULL);
+    io_test_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    test_tfrecord();
+    test_shuffle();
+    test_ring();
+    test_profiles();
+    return CHECK_DONE();
+}
