@@ -2,6 +2,7 @@
  * CPU, threads and affinity, build, libraries, date, seed, command line. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_SET */
 #include "drivers/record.h"
+#include "drivers/peaks/peaks.h"
 
 #include "buildinfo.h"
 
@@ -17,29 +18,6 @@
 static void copy_str(char *dst, size_t len, const char *src)
 {
     snprintf(dst, len, "%s", src ? src : "");
-}
-
-/* The "model name" line of /proc/cpuinfo, or "unknown" (non-x86 kernels
- * and containers without /proc leave it out). */
-static void cpu_model(char *dst, size_t len)
-{
-    copy_str(dst, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) != 0)
-            continue;
-        char *v = strchr(line, ':');
-        if (v) {
-            v += 1 + strspn(v + 1, " \t");
-            v[strcspn(v, "\n")] = '\0';
-            copy_str(dst, len, v);
-        }
-        break;
-    }
-    fclose(f);
 }
 
 /* Append printf output at *pos within dst[len]; once full, later appends
@@ -143,7 +121,7 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
     memset(p, 0, sizeof *p);
     if (gethostname(p->host, sizeof p->host - 1) != 0)
         copy_str(p->host, sizeof p->host, "unknown");
-    cpu_model(p->cpu_model, sizeof p->cpu_model);
+    kb_cpu_model(p->cpu_model, sizeof p->cpu_model);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     p->cores_online = online > 0 ? (int)online : 0;
     p->threads = threads;

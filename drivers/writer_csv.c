@@ -3,8 +3,8 @@
  * quoted as RFC 4180 says; rows end in "\n"; a number that is absent or
  * not finite is an empty field. */
 #include "drivers/record.h"
+#include "drivers/writer_file.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +18,6 @@ static const char *const columns[] = {
     "pct_of_attainable", "bound", "above_roof", "status", "reason",
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
-
-typedef struct {
-    char path[1024];
-} csv_state;
 
 /* One field, quoted when it holds a comma, quote, CR or LF (quotes
  * doubled), preceded by a comma unless it is the first. */
@@ -51,16 +47,6 @@ static const char *num(char *buf, size_t len, bool present, double v)
     return buf;
 }
 
-/* Flush what was written.  Returns 0, or -1 naming the file and errno. */
-static int finish(kb_writer *w)
-{
-    if (ferror(w->out) || fflush(w->out) != 0) {
-        fprintf(stderr, "kbench: cannot write %s: %s\n",
-                ((csv_state *)w->state)->path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
 
 static int csv_begin(kb_writer *w, const kb_provenance *p)
 {
@@ -68,7 +54,7 @@ static int csv_begin(kb_writer *w, const kb_provenance *p)
     for (size_t c = 0; c < NCOLS; c++)
         put_field(w->out, c, columns[c]);
     fputc('\n', w->out);
-    return finish(w);
+    return kb_writer_file_flush(w);
 }
 
 static int csv_case(kb_writer *w, const kb_case_record *r)
@@ -121,49 +107,24 @@ static int csv_case(kb_writer *w, const kb_case_record *r)
     for (size_t c = 0; c < NCOLS; c++)
         put_field(w->out, c, f[c]);
     fputc('\n', w->out);
-    return finish(w);
+    return kb_writer_file_flush(w);
 }
 
 static int csv_end(kb_writer *w, const kb_summary *s)
 {
     (void)s;   /* a CSV file holds cases only */
-    return finish(w);
-}
-
-static void csv_close(kb_writer *w)
-{
-    if (!w)
-        return;
-    if (w->out && fclose(w->out) != 0)
-        fprintf(stderr, "kbench: closing %s: %s\n",
-                ((csv_state *)w->state)->path, strerror(errno));
-    free(w->state);
-    free(w);
+    return kb_writer_file_flush(w);
 }
 
 /* Returns the writer, or NULL with err naming the path and the reason. */
 kb_writer *kb_writer_csv(const char *path, char *err, size_t errlen)
 {
-    kb_writer *w = calloc(1, sizeof *w);
-    csv_state *st = calloc(1, sizeof *st);
-    if (!w || !st) {
-        snprintf(err, errlen, "%s: out of memory for the CSV writer", path);
-        goto fail;
-    }
-    snprintf(st->path, sizeof st->path, "%s", path);
-    w->out = fopen(path, "w");
-    if (!w->out) {
-        snprintf(err, errlen, "cannot open %s for writing: %s", path, strerror(errno));
-        goto fail;
-    }
-    w->state = st;
+    kb_writer *w = kb_writer_file_open(path, "CSV", err, errlen);
+    if (!w)
+        return NULL;
     w->begin = csv_begin;
     w->write_case = csv_case;
     w->end = csv_end;
-    w->close = csv_close;
+    w->close = kb_writer_file_close;
     return w;
-fail:
-    free(st);
-    free(w);
-    return NULL;
 }

@@ -3,18 +3,14 @@
  * is flushed as soon as it is complete, so an interrupted run leaves a
  * valid file. */
 #include "drivers/record.h"
+#include "drivers/writer_file.h"
 
 #include "backends/backend.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-    char path[1024];
-} jsonl_state;
 
 /* Numbers that JSON cannot hold (NaN, Inf) become null.  The cJSON Add
  * helpers return NULL on allocation failure; write_object then fails on
@@ -31,15 +27,15 @@ static void add_number(cJSON *o, const char *key, double v)
  * file and the reason (out of memory or an I/O error). */
 static int write_object(kb_writer *w, cJSON *o)
 {
-    jsonl_state *st = w->state;
     char *text = cJSON_PrintUnformatted(o);
     int rc = 0;
     if (!text) {
-        fprintf(stderr, "kbench: %s: out of memory formatting a record\n", st->path);
+        fprintf(stderr, "kbench: %s: out of memory formatting a record\n",
+                kb_writer_file_path(w));
         rc = -1;
-    } else if (fprintf(w->out, "%s\n", text) < 0 || fflush(w->out) != 0) {
-        fprintf(stderr, "kbench: cannot write %s: %s\n", st->path, strerror(errno));
-        rc = -1;
+    } else {
+        fprintf(w->out, "%s\n", text);
+        rc = kb_writer_file_flush(w);
     }
     free(text);
     cJSON_Delete(o);
@@ -211,41 +207,16 @@ static int jsonl_end(kb_writer *w, const kb_summary *s)
     return write_object(w, o);
 }
 
-static void jsonl_close(kb_writer *w)
-{
-    if (!w)
-        return;
-    if (w->out && fclose(w->out) != 0)
-        fprintf(stderr, "kbench: closing %s: %s\n",
-                ((jsonl_state *)w->state)->path, strerror(errno));
-    free(w->state);
-    free(w);
-}
-
 /* Returns the writer, or NULL with err naming the path and the reason
  * (cannot open, out of memory). */
 kb_writer *kb_writer_jsonl(const char *path, char *err, size_t errlen)
 {
-    kb_writer *w = calloc(1, sizeof *w);
-    jsonl_state *st = calloc(1, sizeof *st);
-    if (!w || !st) {
-        snprintf(err, errlen, "%s: out of memory for the JSON Lines writer", path);
-        goto fail;
-    }
-    snprintf(st->path, sizeof st->path, "%s", path);
-    w->out = fopen(path, "w");
-    if (!w->out) {
-        snprintf(err, errlen, "cannot open %s for writing: %s", path, strerror(errno));
-        goto fail;
-    }
-    w->state = st;
+    kb_writer *w = kb_writer_file_open(path, "JSON Lines", err, errlen);
+    if (!w)
+        return NULL;
     w->begin = jsonl_begin;
     w->write_case = jsonl_case;
     w->end = jsonl_end;
-    w->close = jsonl_close;
+    w->close = kb_writer_file_close;
     return w;
-fail:
-    free(st);
-    free(w);
-    return NULL;
 }

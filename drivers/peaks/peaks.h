@@ -39,6 +39,10 @@ int kb_allowed_cpus(int *cpus, int max);
 /* Pin the calling thread to cpu.  Returns 0, or -1 (errno set). */
 int kb_pin_self(int cpu);
 
+/* The "model name" of /proc/cpuinfo into dst[len], or "unknown" (non-x86
+ * kernels and containers without /proc leave it out).  Can't fail. */
+void kb_cpu_model(char *dst, size_t len);
+
 /* ---- clock.c ---------------------------------------------------------- */
 
 /* The observed core clock in GHz with every thread busy: a chain of

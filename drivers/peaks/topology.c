@@ -45,8 +45,7 @@ int kb_pin_self(int cpu)
     return sched_setaffinity(0, sizeof set, &set);
 }
 
-/* The "model name" of /proc/cpuinfo into dst[len]; "unknown" without one. */
-static void cpuinfo_model(char *dst, size_t len)
+void kb_cpu_model(char *dst, size_t len)
 {
     snprintf(dst, len, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -176,7 +175,7 @@ static void detect_sysfs(kb_topology *t)
 int kb_topology_detect(kb_topology *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    cpuinfo_model(t->model, sizeof t->model);
+    kb_cpu_model(t->model, sizeof t->model);
 #ifdef KB_HAVE_HWLOC
     char why[128];
     if (detect_hwloc(t, why, sizeof why) == 0)
