@@ -44,6 +44,16 @@ def fmt(x, digits=1):
     return "—" if x is None else f"{x:.{digits}f}"
 
 
+def gflops_range(c):
+    """(median, min, max) GFLOP/s of a case: the median from its record,
+    min and max from its slowest and fastest timed repetition."""
+    st = c.get("stats") or {}
+    f = c.get("flops") or 0
+    lo = f / st["max"] * 1e-9 if st.get("max") else None
+    hi = f / st["min"] * 1e-9 if st.get("min") else None
+    return c.get("gflops"), lo, hi
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hand", default="omp")
@@ -84,8 +94,10 @@ def main():
         out.append(f"- date: {r.get('date', '?')}")
     if a.command:
         out.append(f"- command: `{a.command}`")
-    out.append("- figures: GFLOP/s from the median of each case's timed repetitions; "
-               "ratio = hand-written / vendor (above 1: hand-written is faster)")
+    out.append("- figures: GFLOP/s of the median repetition, with [slowest–fastest] "
+               "repetition; ratio = hand-written / vendor of the medians (above 1: "
+               "hand-written is faster), with [worst–best] from the slowest and "
+               "fastest repetitions of each")
     out.append("")
 
     head = ["model", "layer", "kernel", "mb"] + [f"{b} GFLOP/s" for b in backends] + \
@@ -101,15 +113,19 @@ def main():
             if c is None:
                 row.append("—")
             elif c.get("status") == "PASSED":
-                g[b] = c.get("gflops")
-                row.append(fmt(g[b]))
+                g[b] = gflops_range(c)
+                med, lo, hi = g[b]
+                row.append(f"{fmt(med)} [{fmt(lo)}–{fmt(hi)}]")
             else:
                 row.append(c.get("status", "?"))
         for v in vendors:
-            if a.hand in g and v in g and g[v]:
-                r = g[a.hand] / g[v]
+            if a.hand in g and v in g and g[v][0]:
+                (hm, hl, hh), (vm, vl, vh) = g[a.hand], g[v]
+                r = hm / vm
                 ratios.setdefault((key[0], v), []).append(r)
-                row.append(f"{r:.2f}")
+                worst = hl / vh if hl and vh else None
+                best = hh / vl if hh and vl else None
+                row.append(f"{r:.2f} [{fmt(worst, 2)}–{fmt(best, 2)}]")
             else:
                 row.append("—")
         out.append("| " + " | ".join(row) + " |")
