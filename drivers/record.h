@@ -29,6 +29,9 @@ typedef struct {
     kb_status status;
     char reason[256];                /* SKIPPED or ERROR: why; FAILED: first mismatch */
     double flops, bytes;             /* per execution (roofline.md) */
+    size_t workspace_bytes;          /* the backend's own allocations for the
+                                        case (extra_bytes: im2col buffer,
+                                        reordered copies), 0 when none */
     /* timing; valid when status is PASSED or FAILED */
     int64_t nsamples;
     double *samples;                 /* seconds, every timed repetition */

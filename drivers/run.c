@@ -347,6 +347,7 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
     r.backend = b->name;
     r.flops = kb_problem_flops(p);
     r.bytes = kb_problem_bytes(p);
+    r.workspace_bytes = b->extra_bytes ? b->extra_bytes(p) : 0;
     progress_show(rs, r.desc, b->name);
 
     kb_samples s = {0};

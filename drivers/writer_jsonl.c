@@ -183,6 +183,7 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     add_number(o, "flops", r->flops);
     add_number(o, "bytes", r->bytes);
     add_number(o, "ai", r->bytes > 0 ? r->flops / r->bytes : NAN);
+    cJSON_AddNumberToObject(o, "workspace_bytes", (double)r->workspace_bytes);
     bool ran = r->status == KB_PASSED || r->status == KB_FAILED;
     if (ran && r->nsamples > 0) {
         add_timing(o, r);
