@@ -29,6 +29,14 @@ bool kb_problem_has_bias(const kb_problem *p)
     return p->kind == KB_CONV && p->dir == KB_FWD_B;
 }
 
+/* Can't fail. */
+bool kb_conv_is_pointwise(const kb_conv_desc *c)
+{
+    return c->kd == 1 && c->kh == 1 && c->kw == 1 && c->sd == 1 &&
+           c->sh == 1 && c->sw == 1 && c->pd == 0 && c->ph == 0 &&
+           c->pw == 0;
+}
+
 /* Returns the length of one output's dot product (>= 1 for a valid
  * problem).  For bnorm, the number of values behind each mean. */
 int64_t kb_problem_accumulation_length(const kb_problem *p)

@@ -121,6 +121,10 @@ double kb_problem_flops_nobias(const kb_problem *p);
 double kb_problem_bytes(const kb_problem *p);
 bool kb_problem_has_bias(const kb_problem *p);
 
+/* A 1x1(x1), stride-1, unpadded convolution: its input, image by image
+ * and group by group, already is the column matrix of a GEMM. */
+bool kb_conv_is_pointwise(const kb_conv_desc *c);
+
 /* Length of the longest dot product behind one output element; the
  * tolerance model scales with it. */
 int64_t kb_problem_accumulation_length(const kb_problem *p);

@@ -80,8 +80,27 @@ static void test_bnorm(void)
     CHECK_NEAR(kb_problem_bytes(&p), 1008, 0);
 }
 
+/* Pointwise convolutions: the ones whose input is already the GEMM's
+ * column matrix (both GEMM-based backends skip the transform for them). */
+static bool pointwise(const char *desc)
+{
+    kb_problem p = parse(desc, "FWD_D", KB_F32);
+    return kb_conv_is_pointwise(&p.conv);
+}
+
+static void test_pointwise(void)
+{
+    CHECK(pointwise("mb2ic8ih6oc16kh1"));
+    CHECK(pointwise("mb1ic4id4ih4oc8kd1kh1"));
+    CHECK(!pointwise("mb2ic8ih6oc16kh1sh2"));
+    CHECK(!pointwise("mb2ic8ih6oc16kh1ph1"));
+    CHECK(!pointwise("mb2ic8ih6oc16kh3ph1"));
+    CHECK(!pointwise("mb1ic4id4ih4oc8kd3kh1pd1"));
+}
+
 int main(void)
 {
+    test_pointwise();
     test_conv();
     test_gemm();
     test_bnorm();

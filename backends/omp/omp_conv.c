@@ -128,13 +128,6 @@ static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
     }
 }
 
-static bool is_pointwise(const kb_conv_desc *d)
-{
-    return d->kd == 1 && d->kh == 1 && d->kw == 1 && d->sd == 1 &&
-           d->sh == 1 && d->sw == 1 && d->pd == 0 && d->ph == 0 &&
-           d->pw == 0;
-}
-
 int64_t kb_omp_conv_nxc_weight_elems(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
@@ -168,7 +161,7 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
     const float *src = t->ptr[KB_ARG_SRC], *wei = t->ptr[KB_ARG_WEI];
     const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
     float *dst = t->ptr[KB_ARG_DST];
-    bool pw = is_pointwise(d);
+    bool pw = kb_conv_is_pointwise(d);
     kb_omp_gemm_args a = { .k = red, .alpha = 1.0f, .beta = 0.0f,
                            .bias = bias ? bias + g * kg : NULL };
     conv_geom q;

@@ -20,14 +20,6 @@ typedef struct {
     int64_t col_rows, col_cols;
 } ob_plan;
 
-/* A convolution whose input is its own column matrix. */
-static bool conv_is_pointwise(const kb_conv_desc *c)
-{
-    return c->kd == 1 && c->kh == 1 && c->kw == 1 && c->sd == 1 &&
-           c->sh == 1 && c->sw == 1 && c->pd == 0 && c->ph == 0 &&
-           c->pw == 0;
-}
-
 static bool ob_supports(const kb_problem *p, char *why, size_t len)
 {
     if (p->kind == KB_BNORM) {
@@ -51,7 +43,7 @@ static bool ob_supports(const kb_problem *p, char *why, size_t len)
  * (O * P * Q) columns. */
 static size_t ob_extra_bytes(const kb_problem *p)
 {
-    if (p->kind != KB_CONV || conv_is_pointwise(&p->conv))
+    if (p->kind != KB_CONV || kb_conv_is_pointwise(&p->conv))
         return 0;
     const kb_conv_desc *c = &p->conv;
     size_t rows = (size_t)(c->ic / c->g) * c->kd * c->kh * c->kw;
