@@ -11,7 +11,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Copy src into dst[len], always terminated; longer input is cut. */
@@ -119,8 +118,7 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
                            int threads, uint64_t seed)
 {
     memset(p, 0, sizeof *p);
-    if (gethostname(p->host, sizeof p->host - 1) != 0)
-        copy_str(p->host, sizeof p->host, "unknown");
+    kb_host_name(p->host, sizeof p->host);
     kb_cpu_model(p->cpu_model, sizeof p->cpu_model);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     p->cores_online = online > 0 ? (int)online : 0;
@@ -140,10 +138,7 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
 #else
     snprintf(p->libraries, sizeof p->libraries, "cJSON %s", cJSON_Version());
 #endif
-    time_t now = time(NULL);
-    struct tm utc;
-    if (gmtime_r(&now, &utc))
-        strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    kb_utc_date(p->date, sizeof p->date);
     p->seed = seed;
     command_line(p->command_line, sizeof p->command_line, argc, argv);
 }

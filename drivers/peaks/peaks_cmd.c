@@ -1,6 +1,5 @@
 /* peaks_cmd.c - the `kbench peaks` verb: measure the ceilings, print them
  * as a table and write them as a ceilings file (results/CEILINGS.md). */
-#define _GNU_SOURCE   /* gethostname */
 #include "drivers/peaks/peaks.h"
 
 #include "drivers/commands.h"
@@ -15,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 /* How long and how big: the default run takes well under a minute on a
  * small machine; --quick is for tests and smoke checks and does not follow
@@ -108,13 +105,8 @@ static int parse_opts(int argc, char **argv, peaks_opts *o)
 /* Host, date and build of the measurement. */
 static void fill_header(kb_ceilings *c)
 {
-    if (gethostname(c->host, sizeof c->host) != 0)
-        snprintf(c->host, sizeof c->host, "unknown");
-    c->host[sizeof c->host - 1] = '\0';
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    kb_host_name(c->host, sizeof c->host);
+    kb_utc_date(c->date, sizeof c->date);
     snprintf(c->kbench_version, sizeof c->kbench_version, "%s", KB_VERSION);
     snprintf(c->compiler, sizeof c->compiler, "%s %s", KB_COMPILER_ID, KB_COMPILER_VERSION);
     snprintf(c->build_type, sizeof c->build_type, "%s", KB_BUILD_TYPE);

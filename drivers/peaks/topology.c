@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef KB_HAVE_HWLOC
 #include <hwloc.h>
@@ -43,6 +44,23 @@ int kb_pin_self(int cpu)
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     return sched_setaffinity(0, sizeof set, &set);
+}
+
+void kb_host_name(char *dst, size_t len)
+{
+    /* gethostname may leave a truncated name unterminated */
+    if (gethostname(dst, len - 1) != 0)
+        snprintf(dst, len, "unknown");
+    dst[len - 1] = '\0';
+}
+
+void kb_utc_date(char *dst, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    dst[0] = '\0';
+    if (gmtime_r(&now, &utc))
+        strftime(dst, len, "%Y-%m-%dT%H:%M:%SZ", &utc);
 }
 
 void kb_cpu_model(char *dst, size_t len)
