@@ -37,7 +37,8 @@ void kb_problem_args(const kb_problem *p, kb_arg_info info[KB_ARG_MAX]);
  * following p's layout and transposes. */
 int64_t kb_arg_offset(const kb_problem *p, kb_arg a, const int64_t *idx);
 
-/* Bytes of all tensors of p (used ones, each once). */
+/* Bytes of all tensors of p (used ones, each once); SIZE_MAX when the
+ * sum overflows (a shape no machine can hold). */
 size_t kb_problem_tensor_bytes(const kb_problem *p);
 
 /* Host buffers, NULL where a tensor is unused. */
