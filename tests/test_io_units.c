@@ -61,7 +61,7 @@ static void test_shuffle(void)
     int64_t a[100], seen[100] = {0};
     for (int i = 0; i < 100; i++)
         a[i] = i;
-    kb_io_shuffle_i64(a, 100, kb_io_epoch_seed(7, 1, 0));
+    kb_io_shuffle(a, 100, sizeof *a, kb_io_epoch_seed(7, 1, 0));
     int moved = 0;
     for (int i = 0; i < 100; i++) {
         seen[a[i]]++;

@@ -185,9 +185,8 @@ extern const kb_io_decoder kb_io_decode_jpeg, kb_io_decode_cosmo,
 /* ---- shuffle (shuffle.c) ---- */
 /* Seed of epoch e (and of file f within it). */
 uint64_t kb_io_epoch_seed(uint64_t seed, int64_t epoch, int64_t file);
-/* Fisher-Yates over a[0..n). */
-void kb_io_shuffle_i64(int64_t *a, size_t n, uint64_t seed);
-void kb_io_shuffle_samples(kb_io_sample *a, size_t n, uint64_t seed);
+/* Fisher-Yates over the n elements of `size` bytes at a. */
+void kb_io_shuffle(void *a, size_t n, size_t size, uint64_t seed);
 
 /* ---- bounded prefetch ring of batches (ring.c) ---- */
 #define KB_IO_HOLE UINT64_MAX   /* a slot whose sample was dropped */

@@ -212,8 +212,8 @@ static int process_file(reader *r, int64_t f)
         corrupt_file(r, path, err);
         return c->o->skip_corrupt ? 0 : -1;
     }
-    kb_io_shuffle_samples(r->s, r->ns, kb_io_epoch_seed(c->o->seed, c->epoch,
-                                                        f + 1));
+    kb_io_shuffle(r->s, r->ns, sizeof *r->s,
+                  kb_io_epoch_seed(c->o->seed, c->epoch, f + 1));
     return deliver(r, path);
 }
 
@@ -427,8 +427,8 @@ static int run_epoch(run_ctx *c, reader *rd, uint8_t *bits, FILE *json,
         return KB_IO_ERROR;
     for (int64_t i = 0; i < c->nfiles; i++)
         c->order[i] = i;
-    kb_io_shuffle_i64(c->order, (size_t)c->nfiles,
-                      kb_io_epoch_seed(c->o->seed, c->epoch, 0));
+    kb_io_shuffle(c->order, (size_t)c->nfiles, sizeof *c->order,
+                  kb_io_epoch_seed(c->o->seed, c->epoch, 0));
     memset(bits, 0, (size_t)(c->total + 7) / 8);
     atomic_store(&c->next_file, 0);
     c->rc = 0;

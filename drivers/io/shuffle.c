@@ -14,22 +14,23 @@ static size_t below(uint64_t *s, size_t n)
     return (size_t)((kb_io_rand(s) >> 11) % n);
 }
 
-void kb_io_shuffle_i64(int64_t *a, size_t n, uint64_t seed)
+/* Swap two elements of `size` bytes, byte by byte: the arrays shuffled
+ * are file orders and one file's samples, small enough that this costs
+ * nothing next to reading them. */
+static void swap(unsigned char *x, unsigned char *y, size_t size)
 {
-    for (size_t i = n; i > 1; i--) {
-        size_t j = below(&seed, i);
-        int64_t t = a[i - 1];
-        a[i - 1] = a[j];
-        a[j] = t;
+    for (size_t k = 0; k < size; k++) {
+        unsigned char t = x[k];
+        x[k] = y[k];
+        y[k] = t;
     }
 }
 
-void kb_io_shuffle_samples(kb_io_sample *a, size_t n, uint64_t seed)
+void kb_io_shuffle(void *a, size_t n, size_t size, uint64_t seed)
 {
+    unsigned char *base = a;
     for (size_t i = n; i > 1; i--) {
         size_t j = below(&seed, i);
-        kb_io_sample t = a[i - 1];
-        a[i - 1] = a[j];
-        a[j] = t;
+        swap(base + (i - 1) * size, base + j * size, size);
     }
 }
