@@ -65,6 +65,7 @@ static int cosmo_decode(const kb_io_profile *p, const kb_io_sample *s,
 
 const kb_io_decoder kb_io_decode_cosmo = {
     .name = "cosmo",
+    .out_elem = KB_IO_ELEM_F32,
     .out_bytes = cosmo_out_bytes,
     .decode = cosmo_decode,
 };

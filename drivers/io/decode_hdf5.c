@@ -89,6 +89,7 @@ static int hdf5_decode(const kb_io_profile *p, const kb_io_sample *s,
 
 const kb_io_decoder kb_io_decode_hdf5 = {
     .name = "hdf5",
+    .out_elem = KB_IO_ELEM_F32,
     .out_bytes = hdf5_out_bytes,
     .decode = hdf5_decode,
 };

@@ -93,6 +93,7 @@ static int jpeg_decode(const kb_io_profile *p, const kb_io_sample *s,
 
 const kb_io_decoder kb_io_decode_jpeg = {
     .name = "jpeg",
+    .out_elem = KB_IO_ELEM_U8,
     .out_bytes = jpeg_out_bytes,
     .decode = jpeg_decode,
 };

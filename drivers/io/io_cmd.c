@@ -25,8 +25,11 @@ static void usage(FILE *out)
         "       kbench io run --profile P --dir D [--epochs E] [--json FILE]\n"
         "           [--engine pread|io_uring|mmap] [--direct] [--readers N]\n"
         "           [--decode auto|none] [--prefetch B] [--batch N]\n"
-        "           [--compute sleep:SECONDS] [--cold] [--skip-corrupt]\n"
-        "           [--chunk BYTES] [--depth N] [--seed S] [--quiet]\n"
+        "           [--compute sleep:SECONDS|backend:NAME] [--cold]\n"
+        "           [--skip-corrupt] [--chunk BYTES] [--depth N] [--seed S]\n"
+        "           [--quiet]\n"
+        "    --compute backend:NAME runs the profile's model (its kbench\n"
+        "    catalog) on backend NAME, one forward pass a step at --batch\n"
         "       kbench io checkpoint (--bytes N | --profile P) --dir D\n"
         "           [--engine E] [--fsync] [--direct] [--seed S]\n"
         "  every sub-verb: --profiles FILE (default $KBENCH_IO_PROFILES or\n"
@@ -254,16 +257,19 @@ static int finish_run_opts(cmd_opts *o, const kb_io_profile *p, char *err,
     if (!r->batch)
         r->batch = p->batch;
     r->compute_sleep = p->compute_seconds;
-    if (o->compute) {
-        if (strncmp(o->compute, "sleep:", 6) == 0)
-            return parse_double("compute", o->compute + 6, &r->compute_sleep)
-                       ? KB_IO_USAGE : 0;
-        snprintf(err, len, "--compute %s: expected sleep:SECONDS (running a "
-                 "backend's layers is not wired into the I/O stage yet)",
-                 o->compute);
-        return KB_IO_USAGE;
+    if (!o->compute)
+        return 0;
+    if (strncmp(o->compute, "sleep:", 6) == 0)
+        return parse_double("compute", o->compute + 6, &r->compute_sleep)
+                   ? KB_IO_USAGE : 0;
+    if (strncmp(o->compute, "backend:", 8) == 0 && o->compute[8]) {
+        r->compute_backend = o->compute + 8;   /* checked when opened */
+        r->compute_sleep = -1;
+        return 0;
     }
-    return 0;
+    snprintf(err, len, "--compute %s: expected sleep:SECONDS or "
+             "backend:NAME", o->compute);
+    return KB_IO_USAGE;
 }
 
 /* Dispatch on the sub-verb once options are parsed. */

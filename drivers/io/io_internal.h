@@ -4,6 +4,8 @@
 #ifndef KB_IO_INTERNAL_H
 #define KB_IO_INTERNAL_H
 
+#include "kernels/problem.h"
+
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -167,9 +169,14 @@ typedef struct {
 /* Grow s to at least n bytes.  0 or KB_IO_ERROR. */
 int kb_io_scratch_reserve(kb_io_scratch *s, size_t n);
 
+/* Element type of a decoded sample: what --compute backend: feeds the
+ * model's first layer with. */
+typedef enum { KB_IO_ELEM_NONE, KB_IO_ELEM_U8, KB_IO_ELEM_F32 } kb_io_elem;
+
 typedef struct {
     const char *name;
     const char *missing;
+    kb_io_elem out_elem;
     /* Bytes of one decoded sample (0: nothing kept). */
     size_t (*out_bytes)(const kb_io_profile *p);
     /* Decode s into out; rng seeds random crops.  0, KB_IO_CORRUPT or
@@ -181,6 +188,41 @@ typedef struct {
 const kb_io_decoder *kb_io_decoder_find(const char *name);  /* NULL if none */
 extern const kb_io_decoder kb_io_decode_jpeg, kb_io_decode_cosmo,
     kb_io_decode_hdf5, kb_io_decode_parse;
+
+/* ---- the model as the consumer: --compute backend:NAME (compute_model.c)
+ * ---- */
+typedef struct kb_io_model kb_io_model;
+
+/* Prepare every layer of p's catalog (p->model) that backend `backend`
+ * supports, at minibatch `batch`, over shared buffers.  Samples decoded
+ * by d feed the first layer when their shape is its input's.  0, or
+ * KB_IO_USAGE (unknown backend, no model, too large for memory) or
+ * KB_IO_ERROR with a message. */
+int kb_io_model_open(const kb_io_profile *p, const char *backend,
+                     const kb_io_decoder *d, int64_t batch, kb_io_model **m,
+                     char *err, size_t len);
+/* One training step's forward pass over n decoded samples.  0 or
+ * KB_IO_ERROR with a message. */
+int kb_io_model_step(kb_io_model *m, const void *samples, int64_t n,
+                     char *err, size_t len);
+void kb_io_model_close(kb_io_model *m);
+
+typedef struct {
+    const char *backend, *model;
+    int64_t layers, skipped;    /* run; left out as unsupported */
+    double flops;               /* per step */
+    bool fed;                   /* decoded samples reach the first layer */
+} kb_io_model_info;
+void kb_io_model_describe(const kb_io_model *m, kb_io_model_info *info);
+
+/* Whether a decoded sample of p (channels last, p->dims) is the input of
+ * conv `first` at minibatch `batch`. */
+bool kb_io_feed_fits(const kb_problem *first, const kb_io_profile *p,
+                     int64_t batch);
+/* Copy n decoded samples into `first`'s src buffer, following its layout
+ * (u8 scaled to [0, 1]).  kb_io_feed_fits must hold. */
+void kb_io_feed(const kb_problem *first, void *src, kb_io_elem elem,
+                const void *samples, int64_t n);
 
 /* ---- shuffle (shuffle.c) ---- */
 /* Seed of epoch e (and of file f within it). */

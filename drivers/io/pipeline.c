@@ -1,7 +1,8 @@
 /* pipeline.c - `kbench io run`: reader threads read whole files through an
  * engine, parse and verify their records, shuffle them, decode them into
  * the prefetch ring's batches; the consumer (this thread) checks
- * exactly-once delivery with a bitmap, computes (sleeps) and measures. */
+ * exactly-once delivery with a bitmap, computes (sleeps, or runs the
+ * model on a backend: compute_model.c) and measures. */
 #include "io_internal.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@ typedef struct {
     atomic_int_fast64_t next_file;
     kb_io_ring *ring;
     size_t out_bytes;
+    kb_io_model *model;             /* --compute backend:, else NULL */
     pthread_mutex_t mu;             /* guards the fields below */
     int rc;
     char err[3 * KB_IO_ERRLEN];     /* "path: message" */
@@ -249,6 +251,7 @@ static void *reader_main(void *arg)
 /* What the consumer measured in one epoch. */
 typedef struct {
     double wall, window, compute, wait, residency, cpu;
+    double compute_all;             /* compute seconds, first step too */
     int64_t steps, samples, window_samples;
 } epoch_stats;
 
@@ -281,7 +284,18 @@ static int mark(uint8_t *bits, const kb_io_batch *b, int64_t n, char *err,
     return 0;
 }
 
-/* Consume the epoch's batches.  0 or KB_IO_CORRUPT (duplicate). */
+/* One step's compute on batch b of n samples.  0 or a stage error. */
+static int compute(run_ctx *c, const kb_io_batch *b, int64_t n, char *err,
+                   size_t len)
+{
+    if (c->model)
+        return kb_io_model_step(c->model, b->data, n, err, len);
+    sleep_for(c->o->compute_sleep);
+    return 0;
+}
+
+/* Consume the epoch's batches.  0, KB_IO_CORRUPT (duplicate) or
+ * KB_IO_ERROR (the model failed). */
 static int consume(run_ctx *c, uint8_t *bits, epoch_stats *st, char *err,
                    size_t len)
 {
@@ -297,9 +311,11 @@ static int consume(run_ctx *c, uint8_t *bits, epoch_stats *st, char *err,
         st->wait += t1 - t0;
         if (!rc)
             rc = mark(bits, b, n, err, len);
-        sleep_for(c->o->compute_sleep);
+        if (!rc)
+            rc = compute(c, b, n, err, len);
         double t2 = kb_io_now();
         kb_io_ring_release(c->ring, b);
+        st->compute_all += t2 - t1;
         st->steps++;
         st->samples += n;
         /* DLIO's AU leaves the first step out */
@@ -341,6 +357,31 @@ static int check_complete(const run_ctx *c, const uint8_t *bits,
     return KB_IO_CORRUPT;
 }
 
+/* The consumer's description in an epoch record: the sleep, or the model
+ * on its backend with the GFLOP/s it reached.  0, or -1 out of memory. */
+static int add_compute(const run_ctx *c, const epoch_stats *st, cJSON *o)
+{
+    if (!c->model) {
+        return !cJSON_AddStringToObject(o, "compute", "sleep") ||
+               !cJSON_AddNumberToObject(o, "compute_sleep_s",
+                                        c->o->compute_sleep) ? -1 : 0;
+    }
+    kb_io_model_info m;
+    kb_io_model_describe(c->model, &m);
+    double gflops = st->compute_all > 0 ? (double)st->steps * m.flops /
+                                              st->compute_all / 1e9 : 0;
+    return !cJSON_AddStringToObject(o, "compute", "backend") ||
+           !cJSON_AddStringToObject(o, "compute_backend", m.backend) ||
+           !cJSON_AddStringToObject(o, "compute_model", m.model) ||
+           !cJSON_AddNumberToObject(o, "compute_layers", (double)m.layers) ||
+           !cJSON_AddNumberToObject(o, "compute_layers_unsupported",
+                                    (double)m.skipped) ||
+           !cJSON_AddBoolToObject(o, "compute_fed", m.fed) ||
+           !cJSON_AddNumberToObject(o, "compute_gflop_per_step",
+                                    m.flops / 1e9) ||
+           !cJSON_AddNumberToObject(o, "compute_gflops", gflops) ? -1 : 0;
+}
+
 /* One JSON Lines record (and a table line on stdout) for the epoch. */
 static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
                   size_t len)
@@ -360,6 +401,13 @@ static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
                "p99 %.3f ms  wait %.3f s  resident %.0f %%  CPU %.0f %%\n",
                c->epoch, st->samples, st->wall, au, sps, mbs, nominal, p50,
                p99, st->wait, 100 * st->residency, st->cpu);
+    if (!c->o->quiet && c->model && st->compute_all > 0) {
+        kb_io_model_info m;
+        kb_io_model_describe(c->model, &m);
+        printf("  compute: %s on %s, %" PRId64 " steps, %.1f GFLOP/s\n",
+               m.model, m.backend, st->steps,
+               (double)st->steps * m.flops / st->compute_all / 1e9);
+    }
     if (!json)
         return 0;
     cJSON *o = cJSON_CreateObject();
@@ -393,6 +441,10 @@ static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
     cJSON_AddNumberToObject(o, "read_latency_p50_ms", p50);
     cJSON_AddNumberToObject(o, "read_latency_p99_ms", p99);
     cJSON_AddNumberToObject(o, "compute_s", st->compute);
+    if (add_compute(c, st, o)) {
+        cJSON_Delete(o);
+        goto oom;
+    }
     cJSON_AddNumberToObject(o, "compute_wait_s", st->wait);
     cJSON_AddNumberToObject(o, "residency_before", st->residency);
     cJSON_AddNumberToObject(o, "cpu_percent", st->cpu);
@@ -537,6 +589,24 @@ static int make_ring(run_ctx *c, char *err, size_t len)
     return 0;
 }
 
+/* The model for --compute backend:, described once on stderr. */
+static int open_model(run_ctx *c, char *err, size_t len)
+{
+    int rc = kb_io_model_open(c->p, c->o->compute_backend, c->o->decoder,
+                              c->o->batch, &c->model, err, len);
+    if (rc)
+        return rc;
+    kb_io_model_info m;
+    kb_io_model_describe(c->model, &m);
+    fprintf(stderr, "kbench io: compute: %s model on %s, batch %" PRId64
+            ", %" PRId64 " layers (%" PRId64 " unsupported, left out), "
+            "%.2f GFLOP a step; decoded samples %s\n", m.model, m.backend,
+            c->o->batch, m.layers, m.skipped, m.flops / 1e9,
+            m.fed ? "feed the first layer"
+                  : "do not match the first layer's input and are not fed");
+    return 0;
+}
+
 int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
               size_t len)
 {
@@ -548,6 +618,8 @@ int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
     int rc = dataset_paths(&c, o->dir, err, len);
     if (!rc)
         rc = make_ring(&c, err, len);
+    if (!rc && o->compute_backend)
+        rc = open_model(&c, err, len);
     if (rc)
         goto out;
     rd = calloc((size_t)o->readers, sizeof *rd);
@@ -586,6 +658,7 @@ out:
     free(c.order);
     free(c.lat.lat);
     kb_io_ring_free(c.ring);
+    kb_io_model_close(c.model);
     pthread_mutex_destroy(&c.mu);
     return rc;
 }
