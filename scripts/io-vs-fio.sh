@@ -1,8 +1,9 @@
 #!/bin/sh
 # io-vs-fio.sh - kbench io's raw read path (--decode none) against fio
 # sequential read on the same files with the same thread count, buffered
-# with the page cache invalidated and with O_DIRECT, in one invocation;
-# then decode-bound throughput per profile.  Writes a Markdown table.
+# with the page cache invalidated and with O_DIRECT (pread against fio's
+# psync, io_uring against fio's io_uring), in one invocation; then
+# decode-bound throughput per profile.  Writes a Markdown table.
 #
 # usage: scripts/io-vs-fio.sh KBENCH DATADIR [SCALE] [THREADS] [OUT.md]
 #   KBENCH   the kbench binary (anything taking `io gen|run ...`)
@@ -18,7 +19,6 @@ DIR=$2
 SCALE=${3:-0.02}
 THREADS=${4:-$(nproc)}
 OUT=${5:-results/io/io-vs-fio.md}
-PROFILES=${KBENCH_IO_PROFILES:-}
 command -v fio >/dev/null || { echo "io-vs-fio: fio not found (apt-get install fio)" >&2; exit 3; }
 
 mkdir -p "$DIR"
@@ -33,22 +33,30 @@ kb_mbs() {
     tail -n 1 "$DIR/kb.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.1f %.1f" % (r["io_measured_MB_per_second"], r["train_throughput_samples_per_second"]))'
 }
 
-# MB/s of fio reading the same files sequentially, THREADS jobs
+# MB/s of fio reading the same files sequentially with THREADS jobs.  Each
+# job gets its own files (round robin), as kbench's readers do: fio jobs
+# sharing one file list would each read every file, and in buffered mode
+# all but the first would read from the page cache.
+# fio_mbs PROFILE DIRECT(0|1) ENGINE(psync|io_uring)
 fio_mbs() {
-    files=$(ls "$DIR/$1"/*.tfrecord "$DIR/$1"/*.npz "$DIR/$1"/*.h5 2>/dev/null | tr '\n' ':' | sed 's/:$//')
-    fio --name=seq --rw=read --bs=1M --ioengine=psync --numjobs="$THREADS" \
-        --filename="$files" --invalidate=1 --direct="$2" --group_reporting \
-        --output-format=json --size=100% --file_service_type=sequential \
-        2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); print("%.1f" % (j["jobs"][0]["read"]["bw_bytes"]/1e6))'
+    ls "$DIR/$1"/*.tfrecord "$DIR/$1"/*.npz "$DIR/$1"/*.h5 2>/dev/null |
+        awk -v t="$THREADS" '{ f[NR % t] = f[NR % t] (f[NR % t] == "" ? "" : ":") $0 }
+            END { for (j = 0; j < t; j++) if (f[j] != "") printf "[job%d]\nfilename=%s\n", j, f[j] }' >"$DIR/fio.jobs.tmp"
+    { printf '[global]\nrw=read\nbs=1M\nioengine=%s\niodepth=8\ninvalidate=1\ndirect=%s\n' "$3" "$2"
+      printf 'file_service_type=sequential\ngroup_reporting=1\n'
+      cat "$DIR/fio.jobs.tmp"; } >"$DIR/fio.jobs"
+    fio --output-format=json "$DIR/fio.jobs" 2>/dev/null |
+        python3 -c 'import json,sys; j=json.load(sys.stdin); print("%.1f" % (j["jobs"][0]["read"]["bw_bytes"]/1e6))'
 }
 
 gen bert "$SCALE"
 RAW=bert
 kb_buf=$(kb_mbs $RAW --decode none | cut -d' ' -f1)
+fio_buf=$(fio_mbs $RAW 0 psync)
 kb_dir=$(kb_mbs $RAW --decode none --direct | cut -d' ' -f1)
+fio_dir=$(fio_mbs $RAW 1 psync)
 kb_uring=$(kb_mbs $RAW --decode none --direct --engine io_uring | cut -d' ' -f1)
-fio_buf=$(fio_mbs $RAW 0)
-fio_dir=$(fio_mbs $RAW 1)
+fio_uring=$(fio_mbs $RAW 1 io_uring)
 pct() { python3 -c "print('%.0f %%' % (100*$1/$2) if $2 > 0 else 'n/a')"; }
 
 {
@@ -56,17 +64,17 @@ pct() { python3 -c "print('%.0f %%' % (100*$1/$2) if $2 > 0 else 'n/a')"; }
     echo
     echo "Machine: $(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB RAM"
     echo "Filesystem: $(df -T "$DIR" | awk 'NR==2{print $2" on "$1}')"
-    echo "Date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "Date: $(date -u +%Y-%m-%dT%H:%MZ); $(fio --version); kbench $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')"
     echo "Command: scripts/io-vs-fio.sh $KB $DIR $SCALE $THREADS $OUT"
-    echo "Dataset: profile $RAW, scale $SCALE, $(du -sh "$DIR/$RAW" | cut -f1); $THREADS readers / fio jobs; kbench --cold (fsync + POSIX_FADV_DONTNEED) each epoch, fio --invalidate=1"
+    echo "Dataset: profile $RAW, scale $SCALE, $(find "$DIR/$RAW" -name '*.tfrecord' | wc -l) files, $(du -sh "$DIR/$RAW" | cut -f1); $THREADS readers / fio jobs, each fio job its own files; kbench --cold (fsync + POSIX_FADV_DONTNEED) each epoch, last epoch reported; fio --invalidate=1, bs 1 MiB (kbench's --chunk), iodepth 8 (kbench's --depth)"
     echo
     echo "| mode | kbench MB/s | fio MB/s | kbench / fio |"
     echo "|---|---|---|---|"
-    echo "| buffered, cache invalidated (pread) | $kb_buf | $fio_buf | $(pct $kb_buf $fio_buf) |"
-    echo "| O_DIRECT (pread) | $kb_dir | $fio_dir | $(pct $kb_dir $fio_dir) |"
-    echo "| O_DIRECT (io_uring) | $kb_uring | $fio_dir | $(pct $kb_uring $fio_dir) |"
+    echo "| buffered, cache invalidated (pread / psync) | $kb_buf | $fio_buf | $(pct $kb_buf $fio_buf) |"
+    echo "| O_DIRECT (pread / psync) | $kb_dir | $fio_dir | $(pct $kb_dir $fio_dir) |"
+    echo "| O_DIRECT (io_uring / io_uring) | $kb_uring | $fio_uring | $(pct $kb_uring $fio_uring) |"
     echo
-    echo "kbench's figure is bytes the reads returned over the epoch's wall time, with every TFRecord CRC32C and sample checksum verified; fio only reads."
+    echo "kbench's figure is bytes the reads returned over the epoch's wall time, with every TFRecord CRC32C and sample checksum verified and every sample delivered through the prefetch ring; fio only reads."
     echo
     echo "## Decode-bound throughput (page cache warm, compute sleep:0)"
     echo

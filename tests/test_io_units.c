@@ -82,17 +82,26 @@ static void test_ring(void)
     kb_io_ring_reset(r, 7);   /* batches of 3, 3, 1 */
     kb_io_batch *b;
     int64_t pos, n;
-    for (int i = 0; i < 6; i++) {   /* two slots: six claims do not block */
-        CHECK(kb_io_ring_claim(r, &b, &pos) == 0);
+    /* two slots: claims of six positions do not block; a run stops at
+     * the end of its batch */
+    CHECK(kb_io_ring_claim(r, 2, &b, &pos) == 2 && pos == 0);
+    b->ids[0] = 0, b->ids[1] = 1;
+    kb_io_ring_commit(r, b, 2);
+    CHECK(kb_io_ring_claim(r, 5, &b, &pos) == 1 && pos == 2);
+    b->ids[2] = 2;
+    kb_io_ring_commit(r, b, 1);
+    for (int i = 3; i < 6; i++) {
+        CHECK(kb_io_ring_claim(r, 1, &b, &pos) == 1 && pos == i - 3);
         b->ids[pos] = (uint64_t)i;
-        kb_io_ring_commit(r, b);
+        kb_io_ring_commit(r, b, 1);
     }
     b = kb_io_ring_pop(r, &n);
-    CHECK(b && n == 3 && b->ids[0] == 0);
+    CHECK(b && n == 3 && b->ids[0] == 0 && b->ids[2] == 2);
     kb_io_ring_release(r, b);
-    CHECK(kb_io_ring_claim(r, &b, &pos) == 0 && pos == 0);
+    /* the last batch holds one sample: a run stops at the epoch's end */
+    CHECK(kb_io_ring_claim(r, 4, &b, &pos) == 1 && pos == 0);
     b->ids[pos] = 6;
-    kb_io_ring_commit(r, b);
+    kb_io_ring_commit(r, b, 1);
     b = kb_io_ring_pop(r, &n);
     CHECK(b && n == 3 && b->ids[2] == 5);
     kb_io_ring_release(r, b);

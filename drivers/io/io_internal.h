@@ -249,10 +249,13 @@ kb_io_ring *kb_io_ring_new(int64_t nbatches, int64_t batch,
 void kb_io_ring_free(kb_io_ring *r);
 /* Start an epoch of `total` samples. */
 void kb_io_ring_reset(kb_io_ring *r, int64_t total);
-/* Claim the next sample position: blocks while its batch's slot is still
- * held.  Returns 0 with *b and *pos, or -1 when the epoch was aborted. */
-int kb_io_ring_claim(kb_io_ring *r, kb_io_batch **b, int64_t *pos);
-void kb_io_ring_commit(kb_io_ring *r, kb_io_batch *b);
+/* Claim up to `want` (>= 1) consecutive sample positions, all in one
+ * batch: blocks while that batch's slot is still held.  Returns how many
+ * (from *pos in *b), or -1 when the epoch was aborted. */
+int64_t kb_io_ring_claim(kb_io_ring *r, int64_t want, kb_io_batch **b,
+                         int64_t *pos);
+/* n claimed positions of b are filled. */
+void kb_io_ring_commit(kb_io_ring *r, kb_io_batch *b, int64_t n);
 /* Samples that will never come (a skipped file): shrinks the epoch. */
 void kb_io_ring_shrink(kb_io_ring *r, int64_t n);
 /* Next complete batch in order, its size in *n; blocks.  NULL at the end

@@ -148,36 +148,51 @@ static void corrupt_file(reader *r, const char *path, const char *msg)
     kb_io_ring_shrink(c->ring, c->spf);
 }
 
-/* Decode r->s (already shuffled) into the ring.  0, or -1 when the epoch
- * ended early. */
-static int deliver(reader *r, const char *path)
+/* Decode sample s into position pos of b.  0, or a stage error after
+ * which the epoch ends (a dropped sample under --skip-corrupt is 0). */
+static int deliver_one(reader *r, const char *path, kb_io_batch *b,
+                       int64_t pos, const kb_io_sample *s)
 {
     run_ctx *c = r->c;
     char err[KB_IO_ERRLEN];
-    for (size_t i = 0; i < r->ns; i++) {
+    uint64_t rng = kb_io_epoch_seed(c->o->seed, c->epoch, (int64_t)s->id);
+    int rc = c->o->decoder->decode(c->p, s, rng,
+                                   b->data + (size_t)pos * c->out_bytes,
+                                   &r->scratch, err, sizeof err);
+    b->ids[pos] = s->id;
+    if (rc == KB_IO_CORRUPT && c->o->skip_corrupt) {
+        fprintf(stderr, "kbench io: dropping sample in %s: %s\n", path, err);
+        b->ids[pos] = KB_IO_HOLE;
+        pthread_mutex_lock(&c->mu);
+        c->holes++;
+        pthread_mutex_unlock(&c->mu);
+        return 0;
+    }
+    if (rc)
+        fail(c, rc, path, err);
+    return rc;
+}
+
+/* Decode r->s (already shuffled) into the ring, a run of positions at a
+ * time.  0, or -1 when the epoch ended early. */
+static int deliver(reader *r, const char *path)
+{
+    run_ctx *c = r->c;
+    for (size_t i = 0; i < r->ns;) {
         kb_io_batch *b;
         int64_t pos;
-        if (kb_io_ring_claim(c->ring, &b, &pos))
+        int64_t got = kb_io_ring_claim(c->ring, (int64_t)(r->ns - i), &b,
+                                       &pos);
+        if (got < 0)
             return -1;
-        uint64_t rng = kb_io_epoch_seed(c->o->seed, c->epoch,
-                                        (int64_t)r->s[i].id);
-        int rc = c->o->decoder->decode(c->p, &r->s[i], rng,
-                                       b->data + (size_t)pos * c->out_bytes,
-                                       &r->scratch, err, sizeof err);
-        b->ids[pos] = r->s[i].id;
-        if (rc == KB_IO_CORRUPT && c->o->skip_corrupt) {
-            fprintf(stderr, "kbench io: dropping sample in %s: %s\n", path,
-                    err);
-            b->ids[pos] = KB_IO_HOLE;
-            pthread_mutex_lock(&c->mu);
-            c->holes++;
-            pthread_mutex_unlock(&c->mu);
-        } else if (rc) {
-            kb_io_ring_commit(c->ring, b);
-            fail(c, rc, path, err);
+        int rc = 0;
+        for (int64_t k = 0; k < got && !rc; k++, i++)
+            rc = deliver_one(r, path, b, pos + k, &r->s[i]);
+        /* all claimed positions count, so the ring's bookkeeping stays
+         * whole even when an error ends the epoch */
+        kb_io_ring_commit(c->ring, b, got);
+        if (rc)
             return -1;
-        }
-        kb_io_ring_commit(c->ring, b);
     }
     return 0;
 }

@@ -2,7 +2,9 @@
  * the reader threads in claim order and handed to the consumer in batch
  * order.  Sample position p belongs to batch p / B, which lives in slot
  * (p / B) % slots; a reader waits until the consumer has released the
- * slot's previous batch, which is what bounds the prefetch. */
+ * slot's previous batch, which is what bounds the prefetch.  Readers
+ * claim runs of consecutive positions, so small records cost one lock
+ * round trip per run, not per sample. */
 #include "io_internal.h"
 
 #include <pthread.h>
@@ -82,11 +84,18 @@ static int64_t batch_size(const kb_io_ring *r, int64_t seq)
     return left < 0 ? 0 : left < r->batch ? left : r->batch;
 }
 
-int kb_io_ring_claim(kb_io_ring *r, kb_io_batch **b, int64_t *pos)
+int64_t kb_io_ring_claim(kb_io_ring *r, int64_t want, kb_io_batch **b,
+                         int64_t *pos)
 {
     pthread_mutex_lock(&r->mu);
-    int64_t p = r->next_pos++;
+    int64_t p = r->next_pos;
     int64_t seq = p / r->batch;
+    int64_t room = r->batch - p % r->batch;
+    int64_t left = r->total - p;   /* a run never passes the epoch's end */
+    int64_t got = want < room ? want : room;
+    if (left > 0 && left < got)
+        got = left;
+    r->next_pos += got;
     kb_io_batch *slot = &r->b[seq % r->slots];
     while (!r->aborted && slot->seq != seq)
         pthread_cond_wait(&r->cv, &r->mu);
@@ -94,13 +103,13 @@ int kb_io_ring_claim(kb_io_ring *r, kb_io_batch **b, int64_t *pos)
     pthread_mutex_unlock(&r->mu);
     *b = slot;
     *pos = p % r->batch;
-    return ok ? 0 : -1;
+    return ok ? got : -1;
 }
 
-void kb_io_ring_commit(kb_io_ring *r, kb_io_batch *b)
+void kb_io_ring_commit(kb_io_ring *r, kb_io_batch *b, int64_t n)
 {
     pthread_mutex_lock(&r->mu);
-    b->filled++;
+    b->filled += n;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }
