@@ -20,7 +20,7 @@ static size_t make_records(uint8_t *buf)
         uint8_t data[KB_IO_HDR_BYTES + 10];
         uint8_t *body = data + KB_IO_HDR_BYTES;
         memset(body, 'a' + k, 10);
-        kb_io_hdr h = {kb_io_crc32(body, 10), 100 + (uint64_t)k, 10};
+        kb_io_hdr h = {kb_io_crc32c(0, body, 10), 100 + (uint64_t)k, 10};
         kb_io_hdr_put(data, &h);
         kb_io_tfrecord_put(buf + off, data, sizeof data);
         off += sizeof data + KB_IO_TFRECORD_OVERHEAD;

@@ -106,8 +106,8 @@ static int write_manifest(const kb_io_profile *p, const kb_io_gen_opts *o,
         goto out;
     }
     fprintf(f, "profile %s\nfiles %" PRId64 "\nsamples_per_file %" PRId64
-            "\nseed %" PRIu64 "\n", p->name, files, p->samples_per_file,
-            o->seed);
+            "\nseed %" PRIu64 "\nformat %d\n", p->name, files,
+            p->samples_per_file, o->seed, KB_IO_FORMAT);
     if (fclose(f) != 0 || rename(tmp, path) < 0) {
         snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
@@ -182,10 +182,20 @@ int kb_io_manifest_read(const char *dir, char *profile, size_t plen,
     long long nf = -1, ns = -1;
     int got = fscanf(f, "profile %63s files %lld samples_per_file %lld",
                      name, &nf, &ns);
+    int format = 1;   /* format 1 manifests had no format line */
+    if (got == 3 && fscanf(f, " seed %*u format %d", &format) != 1)
+        format = 1;
     fclose(f);
     if (got != 3 || nf < 1 || ns < 1 || strlen(name) >= plen) {
         snprintf(err, len, "%s: malformed manifest (expected profile, files, "
                  "samples_per_file)", path);
+        return KB_IO_USAGE;
+    }
+    if (format != KB_IO_FORMAT) {
+        snprintf(err, len, "%s: dataset format %d, this kbench reads format "
+                 "%d (sample checksums changed from zlib crc32 to CRC32C); "
+                 "regenerate it with kbench io gen", path, format,
+                 KB_IO_FORMAT);
         return KB_IO_USAGE;
     }
     strcpy(profile, name);

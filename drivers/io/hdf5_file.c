@@ -115,7 +115,7 @@ static int hdf5_gen(const kb_io_profile *p, uint64_t seed, int64_t file_index,
     if (rc)
         snprintf(err, len, "libhdf5 failed writing %s", path);
     else {
-        kb_io_hdr h = {kb_io_crc32((const uint8_t *)data,
+        kb_io_hdr h = {kb_io_crc32c(0, (const uint8_t *)data,
                                    count * sizeof(float)),
                        id, count * sizeof(float)};
         rc = put_userblock(path, &h, (uint64_t)offset, err, len);
@@ -148,7 +148,7 @@ static int hdf5_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
                  " bytes does not fit the %zu-byte file", off, h.body_len, n);
         return KB_IO_CORRUPT;
     }
-    if (kb_io_crc32(buf + off, h.body_len) != h.crc) {
+    if (kb_io_crc32c(0, buf + off, h.body_len) != h.crc) {
         snprintf(err, len, "offset %" PRIu64 ": sample %" PRIu64
                  " checksum mismatch", off, h.id);
         return KB_IO_CORRUPT;

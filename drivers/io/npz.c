@@ -134,7 +134,7 @@ static int npz_gen(const kb_io_profile *p, uint64_t seed, int64_t file_index,
         return KB_IO_ERROR;
     }
     uint8_t hdr[KB_IO_HDR_BYTES];
-    kb_io_hdr h = {kb_io_crc32(body, n), id, n};
+    kb_io_hdr h = {kb_io_crc32c(0, body, n), id, n};
     kb_io_hdr_put(hdr, &h);
     member m[2] = {{.name = "kb.npy"}, {.name = "x.npy"}};
     uint32_t off2 = 30 + 6 + NPY_HEADER + KB_IO_HDR_BYTES;
@@ -207,7 +207,7 @@ static int npz_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
         return rc;
     kb_io_hdr h;
     if (hlen != KB_IO_HDR_BYTES || kb_io_hdr_get(hdr, &h) ||
-        h.body_len != blen || kb_io_crc32(body, blen) != h.crc) {
+        h.body_len != blen || kb_io_crc32c(0, body, blen) != h.crc) {
         snprintf(err, len, "offset %zu: bad sample header or checksum",
                  (size_t)(body - buf));
         return KB_IO_CORRUPT;

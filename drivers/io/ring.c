@@ -110,7 +110,10 @@ void kb_io_ring_commit(kb_io_ring *r, kb_io_batch *b, int64_t n)
 {
     pthread_mutex_lock(&r->mu);
     b->filled += n;
-    pthread_cond_broadcast(&r->cv);
+    /* only the consumer waits on a filling batch, and only for all of it:
+     * waking it for every run would cost a context switch per run */
+    if (b->filled == batch_size(r, b->seq))
+        pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }
 

@@ -60,7 +60,7 @@ static uint64_t get64(const uint8_t *s)
 
 void kb_io_hdr_put(uint8_t *dst, const kb_io_hdr *h)
 {
-    memcpy(dst, "KBS1", 4);
+    memcpy(dst, "KBS2", 4);
     put32(dst + 4, h->crc);
     put64(dst + 8, h->id);
     put64(dst + 16, h->body_len);
@@ -68,7 +68,7 @@ void kb_io_hdr_put(uint8_t *dst, const kb_io_hdr *h)
 
 int kb_io_hdr_get(const uint8_t *src, kb_io_hdr *h)
 {
-    if (memcmp(src, "KBS1", 4) != 0)
+    if (memcmp(src, "KBS2", 4) != 0)
         return KB_IO_CORRUPT;
     h->crc = get32(src + 4);
     h->id = get64(src + 8);

@@ -114,7 +114,7 @@ static int tfrecord_gen(const kb_io_profile *p, uint64_t seed,
             snprintf(err, len, "out of memory for a %zu-byte record", n);
             rc = KB_IO_ERROR;
         } else {
-            kb_io_hdr h = {kb_io_crc32(body, n), id, n};
+            kb_io_hdr h = {kb_io_crc32c(0, body, n), id, n};
             kb_io_hdr_put(data, &h);
             memcpy(data + KB_IO_HDR_BYTES, body, n);
             kb_io_tfrecord_put(rec, data, data_len);
@@ -170,7 +170,7 @@ static int tfrecord_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
             return KB_IO_CORRUPT;
         }
         const uint8_t *body = data + KB_IO_HDR_BYTES;
-        if (kb_io_crc32(body, h.body_len) != h.crc) {
+        if (kb_io_crc32c(0, body, h.body_len) != h.crc) {
             snprintf(err, len, "offset %zu: sample %" PRIu64
                      " checksum mismatch", off, h.id);
             return KB_IO_CORRUPT;
