@@ -58,7 +58,7 @@ static int read_ckpt(const kb_io_ckpt_opts *o, void *eng, const char *path,
     }
     kb_io_lat lat = {0};
     char msg[KB_IO_ERRLEN];
-    int rc = o->engine->read(eng, fd, buf, n, CKPT_CHUNK, &lat, msg,
+    int rc = o->engine->read(eng, fd, buf, n, CKPT_CHUNK, &lat, NULL, msg,
                              sizeof msg);
     close(fd);
     free(lat.lat);

@@ -118,6 +118,13 @@ typedef struct {
      * in err, or fn's non-zero return. */
     int (*parse)(const uint8_t *buf, size_t n, kb_io_sample_fn fn, void *ctx,
                  char *err, size_t len);
+    /* Streamable formats only (else NULL): the same walk over the
+     * complete records of buf[*off, n), advancing *off past them, so a
+     * reader can verify what has arrived while the rest is read.  With
+     * `final`, n is the whole file and an incomplete record is an error.
+     * parse(buf, n) == parse_part(buf, n, &zero, true). */
+    int (*parse_part)(const uint8_t *buf, size_t n, size_t *off, bool final,
+                      kb_io_sample_fn fn, void *ctx, char *err, size_t len);
 } kb_io_format;
 
 /* NULL when the name is unknown. */
@@ -146,16 +153,26 @@ typedef struct {
 /* Record one latency; returns 0 or KB_IO_ERROR when out of memory. */
 int kb_io_lat_add(kb_io_lat *l, double seconds);
 
+/* Told, as reads complete, how long the prefix of the buffer that has
+ * fully arrived is: a reader verifies it while later requests (kernel
+ * readahead, io_uring's queue) keep the device busy. */
+typedef struct {
+    void (*fn)(void *ctx, size_t ready);
+    void *ctx;
+} kb_io_progress;
+
 typedef struct {
     const char *name;
     const char *missing;    /* why it is unavailable, or NULL */
     /* Per-thread state (an io_uring ring).  0 or KB_IO_ERROR. */
     int (*open)(void **state, unsigned depth, char *err, size_t len);
     /* Read bytes [0, size) of fd into buf (capacity size rounded up to
-     * KB_IO_ALIGN), in requests of `chunk` bytes.  Returns 0, or a
-     * negative errno (EINVAL tells the caller O_DIRECT was refused). */
+     * KB_IO_ALIGN), in requests of `chunk` bytes, reporting progress when
+     * prog is not NULL.  Returns 0, or a negative errno (EINVAL tells the
+     * caller O_DIRECT was refused). */
     int (*read)(void *state, int fd, uint8_t *buf, size_t size, size_t chunk,
-                kb_io_lat *lat, char *err, size_t len);
+                kb_io_lat *lat, const kb_io_progress *prog, char *err,
+                size_t len);
     /* Write buf[0, size) to fd from offset 0.  0 or a negative errno. */
     int (*write)(void *state, int fd, const uint8_t *buf, size_t size,
                  size_t chunk, char *err, size_t len);

@@ -49,6 +49,10 @@ typedef struct {
     kb_io_sample *s;
     size_t ns, scap;
     int64_t file;                   /* for messages */
+    /* verification while the file is still being read (parse_part) */
+    size_t parsed;                  /* bytes of whole records walked */
+    int parse_rc;                   /* first failure, then no more walks */
+    char parse_err[KB_IO_ERRLEN];
 } reader;
 
 /* Record the first error and stop the epoch. */
@@ -93,9 +97,19 @@ static int reserve_buf(reader *r, size_t size)
     return r->buf ? 0 : KB_IO_ERROR;
 }
 
-/* Read a whole file into r->buf; falls back to buffered I/O when the
- * filesystem refuses O_DIRECT at transfer time.  Returns the size, or -1
- * with a message. */
+/* Progress callback: walk the records that have arrived. */
+static void on_ready(void *ctx, size_t ready)
+{
+    reader *r = ctx;
+    if (!r->parse_rc)
+        r->parse_rc = r->c->fmt->parse_part(r->buf, ready, &r->parsed, false,
+                                            collect, r, r->parse_err,
+                                            sizeof r->parse_err);
+}
+
+/* Read a whole file into r->buf, walking its records as they arrive when
+ * the format can; falls back to buffered I/O when the filesystem refuses
+ * O_DIRECT at transfer time.  Returns the size, or -1 with a message. */
 static int64_t read_file(reader *r, const char *path, char *err, size_t len)
 {
     run_ctx *c = r->c;
@@ -111,12 +125,17 @@ static int64_t read_file(reader *r, const char *path, char *err, size_t len)
             return -1;
         }
         size_t size = (size_t)st.st_size;
+        r->ns = r->parsed = 0;
+        r->parse_rc = 0;
+        r->parse_err[0] = '\0';
+        kb_io_progress prog = {on_ready, r};
         int rc = reserve_buf(r, size);
         if (rc)
             snprintf(err, len, "out of memory for %zu bytes", size);
         else
             rc = c->o->engine->read(r->engine, fd, r->buf, size, c->o->chunk,
-                                    &r->lat, err, len);
+                                    &r->lat, c->fmt->parse_part ? &prog : NULL,
+                                    err, len);
         close(fd);
         if (rc == -EINVAL && direct) {
             direct = false;   /* refused at transfer time: read buffered */
@@ -208,9 +227,17 @@ static int process_file(reader *r, int64_t f)
         fail(c, KB_IO_ERROR, path, err);
         return -1;
     }
-    r->ns = 0;
     err[0] = '\0';
-    int rc = c->fmt->parse(r->buf, (size_t)size, collect, r, err, sizeof err);
+    int rc;
+    if (!c->fmt->parse_part) {
+        rc = c->fmt->parse(r->buf, (size_t)size, collect, r, err, sizeof err);
+    } else if (r->parse_rc) {
+        rc = r->parse_rc;
+        snprintf(err, sizeof err, "%s", r->parse_err);
+    } else {   /* the rest, and a truncated last record */
+        rc = c->fmt->parse_part(r->buf, (size_t)size, &r->parsed, true,
+                                collect, r, err, sizeof err);
+    }
     if (rc == KB_IO_ERROR) {
         fail(c, rc, path, "out of memory for the sample list");
         return -1;

@@ -16,7 +16,8 @@ static int mmap_open(void **state, unsigned depth, char *err, size_t len)
 }
 
 static int mmap_read(void *state, int fd, uint8_t *buf, size_t size,
-                     size_t chunk, kb_io_lat *lat, char *err, size_t len)
+                     size_t chunk, kb_io_lat *lat, const kb_io_progress *prog,
+                     char *err, size_t len)
 {
     (void)state;
     if (size == 0)
@@ -38,6 +39,8 @@ static int mmap_read(void *state, int fd, uint8_t *buf, size_t size,
             return -ENOMEM;
         }
         lat->bytes += n;
+        if (prog)
+            prog->fn(prog->ctx, off + n);
     }
     munmap(m, size);
     return 0;

@@ -15,7 +15,8 @@ static int pread_open(void **state, unsigned depth, char *err, size_t len)
 }
 
 static int pread_read(void *state, int fd, uint8_t *buf, size_t size,
-                      size_t chunk, kb_io_lat *lat, char *err, size_t len)
+                      size_t chunk, kb_io_lat *lat, const kb_io_progress *prog,
+                      char *err, size_t len)
 {
     (void)state;
     size_t off = 0;
@@ -41,6 +42,8 @@ static int pread_read(void *state, int fd, uint8_t *buf, size_t size,
         }
         lat->bytes += (uint64_t)r;
         off += (size_t)r;
+        if (prog)
+            prog->fn(prog->ctx, off);
     }
     return 0;
 }

@@ -14,7 +14,7 @@
 typedef struct {
     struct io_uring ring;
     unsigned depth;
-    struct req { size_t off, n; double t0; } *reqs;
+    struct req { size_t off, n; double t0; bool busy; } *reqs;
     unsigned *free_slots;
 } uring_state;
 
@@ -71,10 +71,21 @@ static ssize_t finish_sync(int fd, uint8_t *buf, size_t off, size_t n,
     return (ssize_t)done;
 }
 
+/* End of the prefix of [0, size) that has fully arrived: requests go
+ * out in offset order, so it is where the lowest one in flight starts. */
+static size_t arrived(const uring_state *u, size_t next)
+{
+    size_t lowest = next;
+    for (unsigned i = 0; i < u->depth; i++)
+        if (u->reqs[i].busy && u->reqs[i].off < lowest)
+            lowest = u->reqs[i].off;
+    return lowest;
+}
+
 /* Read or write [0, size) with depth requests in flight. */
 static int uring_rw(uring_state *u, int fd, uint8_t *buf, size_t size,
-                    size_t chunk, bool write, kb_io_lat *lat, char *err,
-                    size_t len)
+                    size_t chunk, bool write, kb_io_lat *lat,
+                    const kb_io_progress *prog, char *err, size_t len)
 {
     unsigned nfree = u->depth, inflight = 0;
     for (unsigned i = 0; i < u->depth; i++)
@@ -92,7 +103,7 @@ static int uring_rw(uring_state *u, int fd, uint8_t *buf, size_t size,
             if (!write)
                 left = (left + KB_IO_ALIGN - 1) / KB_IO_ALIGN * KB_IO_ALIGN;
             size_t n = left < chunk ? left : chunk;
-            u->reqs[slot] = (struct req){next, n, kb_io_now()};
+            u->reqs[slot] = (struct req){next, n, kb_io_now(), true};
             if (write)
                 io_uring_prep_write(sqe, fd, buf + next, (unsigned)n, next);
             else
@@ -114,6 +125,7 @@ static int uring_rw(uring_state *u, int fd, uint8_t *buf, size_t size,
             io_uring_cqe_seen(&u->ring, cqe);
             inflight--;
             u->free_slots[nfree++] = slot;
+            q->busy = false;
             double t1 = kb_io_now();
             size_t want = q->off + q->n > size ? size - q->off : q->n;
             if (res >= 0 && (size_t)res < want) {
@@ -138,22 +150,27 @@ static int uring_rw(uring_state *u, int fd, uint8_t *buf, size_t size,
                 lat->bytes += (uint64_t)res;
             }
         }
+        if (prog && !rc) {
+            size_t ready = arrived(u, next);
+            prog->fn(prog->ctx, ready < size ? ready : size);
+        }
     }
     return rc;
 }
 
 static int uring_read(void *state, int fd, uint8_t *buf, size_t size,
-                      size_t chunk, kb_io_lat *lat, char *err, size_t len)
+                      size_t chunk, kb_io_lat *lat, const kb_io_progress *prog,
+                      char *err, size_t len)
 {
-    return uring_rw(state, fd, buf, size, chunk, false, lat, err, len);
+    return uring_rw(state, fd, buf, size, chunk, false, lat, prog, err, len);
 }
 
 static int uring_write(void *state, int fd, const uint8_t *buf, size_t size,
                        size_t chunk, char *err, size_t len)
 {
     /* the buffer is only read by a write; the cast serves the shared path */
-    return uring_rw(state, fd, (uint8_t *)buf, size, chunk, true, NULL, err,
-                    len);
+    return uring_rw(state, fd, (uint8_t *)buf, size, chunk, true, NULL, NULL,
+                    err, len);
 }
 
 static void uring_close(void *state)

@@ -133,55 +133,75 @@ static int tfrecord_gen(const kb_io_profile *p, uint64_t seed,
     return rc;
 }
 
-/* Walk records: every length CRC, data CRC and sample header checked. */
-static int tfrecord_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
-                          void *ctx, char *err, size_t len)
+/* Walk the complete records of buf[*off, n): every length CRC, data CRC
+ * and sample header checked.  Not final: stop before a record that has
+ * not fully arrived; final: such a record is a truncation. */
+static int tfrecord_parse_part(const uint8_t *buf, size_t n, size_t *off,
+                               bool final, kb_io_sample_fn fn, void *ctx,
+                               char *err, size_t len)
 {
-    size_t off = 0;
-    while (off < n) {
-        if (n - off < 12) {
+    int rc = 0;
+    size_t o = *off;
+    while (o < n && !rc) {
+        if (n - o < 12) {
+            if (!final)
+                break;
             snprintf(err, len, "offset %zu: truncated record header "
-                     "(%zu bytes left, expected 12)", off, n - off);
-            return KB_IO_CORRUPT;
+                     "(%zu bytes left, expected 12)", o, n - o);
+            rc = KB_IO_CORRUPT;
+            break;
         }
-        uint32_t lc = le32(buf + off + 8);
-        if (kb_io_tfrecord_mask(kb_io_crc32c(0, buf + off, 8)) != lc) {
-            snprintf(err, len, "offset %zu: record length CRC mismatch", off);
-            return KB_IO_CORRUPT;
+        uint32_t lc = le32(buf + o + 8);
+        if (kb_io_tfrecord_mask(kb_io_crc32c(0, buf + o, 8)) != lc) {
+            snprintf(err, len, "offset %zu: record length CRC mismatch", o);
+            rc = KB_IO_CORRUPT;
+            break;
         }
-        uint64_t dlen = (uint64_t)le32(buf + off) |
-                        (uint64_t)le32(buf + off + 4) << 32;
+        uint64_t dlen = (uint64_t)le32(buf + o) |
+                        (uint64_t)le32(buf + o + 4) << 32;
         /* dlen is checked against what is left before any arithmetic */
-        if (dlen > n - off - 12 || n - off - 12 - dlen < 4) {
+        if (dlen > n - o - 12 || n - o - 12 - dlen < 4) {
+            if (!final)
+                break;
             snprintf(err, len, "offset %zu: truncated record (length %" PRIu64
-                     ", %zu bytes left)", off, dlen, n - off - 12);
-            return KB_IO_CORRUPT;
+                     ", %zu bytes left)", o, dlen, n - o - 12);
+            rc = KB_IO_CORRUPT;
+            break;
         }
-        const uint8_t *data = buf + off + 12;
+        const uint8_t *data = buf + o + 12;
         if (kb_io_tfrecord_mask(kb_io_crc32c(0, data, dlen)) !=
             le32(data + dlen)) {
-            snprintf(err, len, "offset %zu: record data CRC mismatch", off);
-            return KB_IO_CORRUPT;
+            snprintf(err, len, "offset %zu: record data CRC mismatch", o);
+            rc = KB_IO_CORRUPT;
+            break;
         }
         kb_io_hdr h;
         if (dlen < KB_IO_HDR_BYTES || kb_io_hdr_get(data, &h) ||
             h.body_len != dlen - KB_IO_HDR_BYTES) {
-            snprintf(err, len, "offset %zu: bad sample header", off);
-            return KB_IO_CORRUPT;
+            snprintf(err, len, "offset %zu: bad sample header", o);
+            rc = KB_IO_CORRUPT;
+            break;
         }
         const uint8_t *body = data + KB_IO_HDR_BYTES;
         if (kb_io_crc32c(0, body, h.body_len) != h.crc) {
             snprintf(err, len, "offset %zu: sample %" PRIu64
-                     " checksum mismatch", off, h.id);
-            return KB_IO_CORRUPT;
+                     " checksum mismatch", o, h.id);
+            rc = KB_IO_CORRUPT;
+            break;
         }
-        kb_io_sample s = {h.id, body, h.body_len, off};
-        int rc = fn(ctx, &s);
-        if (rc)
-            return rc;
-        off += 12 + dlen + 4;
+        kb_io_sample s = {h.id, body, h.body_len, o};
+        rc = fn(ctx, &s);
+        o += 12 + dlen + 4;
     }
-    return 0;
+    *off = o;
+    return rc;
+}
+
+static int tfrecord_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
+                          void *ctx, char *err, size_t len)
+{
+    size_t off = 0;
+    return tfrecord_parse_part(buf, n, &off, true, fn, ctx, err, len);
 }
 
 const kb_io_format kb_io_format_tfrecord = {
@@ -189,4 +209,5 @@ const kb_io_format kb_io_format_tfrecord = {
     .ext = "tfrecord",
     .gen_file = tfrecord_gen,
     .parse = tfrecord_parse,
+    .parse_part = tfrecord_parse_part,
 };
