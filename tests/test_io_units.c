@@ -56,6 +56,38 @@ static void test_tfrecord(void)
     CHECK(strstr(err, "truncated") != NULL);
 }
 
+/* Walking the records as they arrive, whatever the arrival sizes, finds
+ * what one walk over the whole file finds; an incomplete record waits for
+ * more data, and is a truncation only in the final walk. */
+static void test_tfrecord_parts(void)
+{
+    const kb_io_format *f = kb_io_format_find("tfrecord");
+    CHECK(f->parse_part != NULL);
+    uint8_t buf[256];
+    size_t n = make_records(buf);
+    char err[KB_IO_ERRLEN];
+    for (size_t step = 1; step <= n; step++) {
+        int64_t got = 0;
+        size_t off = 0;
+        int rc = 0;
+        for (size_t ready = step; ready < n && !rc; ready += step)
+            rc = f->parse_part(buf, ready, &off, false, count_cb, &got, err,
+                               sizeof err);
+        CHECK(rc == 0 && got <= 2);
+        rc = f->parse_part(buf, n, &off, true, count_cb, &got, err,
+                           sizeof err);
+        CHECK(rc == 0 && got == 2 && off == n);
+    }
+    int64_t got = 0;
+    size_t off = 0;
+    CHECK(f->parse_part(buf, n - 3, &off, false, count_cb, &got, err,
+                        sizeof err) == 0);
+    CHECK(got == 1 && off == n / 2);
+    CHECK(f->parse_part(buf, n - 3, &off, true, count_cb, &got, err,
+                        sizeof err) == KB_IO_CORRUPT);
+    CHECK(strstr(err, "offset 50: truncated") != NULL);
+}
+
 static void test_shuffle(void)
 {
     int64_t a[100], seen[100] = {0};
@@ -142,6 +174,7 @@ static void test_profiles(void)
 int main(void)
 {
     test_tfrecord();
+    test_tfrecord_parts();
     test_shuffle();
     test_ring();
     test_profiles();
