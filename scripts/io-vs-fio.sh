@@ -12,6 +12,9 @@
 #            should exceed RAM, or rely on --cold / fio's invalidate
 #   THREADS  readers and fio jobs (default: number of CPUs)
 #   OUT.md   default results/io/io-vs-fio.md
+# Environment: ROUNDS (default 3) runs of each side per mode.
+# Datasets already in DATADIR are reused; kbench refuses (and names) one
+# written by an older `kbench io gen` format: delete it and rerun.
 # The goal: kbench raw read >= 90 % of fio.  Run it on a quiet machine.
 set -eu
 KB=$1
@@ -19,18 +22,31 @@ DIR=$2
 SCALE=${3:-0.02}
 THREADS=${4:-$(nproc)}
 OUT=${5:-results/io/io-vs-fio.md}
+ROUNDS=${ROUNDS:-3}
 command -v fio >/dev/null || { echo "io-vs-fio: fio not found (apt-get install fio)" >&2; exit 3; }
 
 mkdir -p "$DIR"
 gen() { [ -f "$DIR/$1/kbench-io.manifest" ] || "$KB" io gen --profile "$1" --dir "$DIR/$1" --scale "$2"; }
 
-# MB/s of a kbench run: the measured figure of the last epoch's record
+# kb_last PROFILE FIELDS ARGS...: run kbench io on PROFILE's dataset (2
+# epochs) and print FIELDS (a Python format over the last epoch's record
+# r); stops the script with kbench's message when the run fails.
+kb_last() {
+    p=$1
+    fields=$2
+    shift 2
+    if ! "$KB" io run --profile "$p" --dir "$DIR/$p" --readers "$THREADS" \
+        --compute sleep:0 --epochs 2 --quiet --json "$DIR/kb.jsonl" "$@" >/dev/null; then
+        echo "io-vs-fio: kbench io run --profile $p $* failed" >&2
+        exit 3
+    fi
+    tail -n 1 "$DIR/kb.jsonl" | python3 -c "import json,sys; r=json.load(sys.stdin); print($fields)"
+}
+# MB/s the reads returned, cache evicted before each epoch
 kb_mbs() {
     p=$1
     shift
-    "$KB" io run --profile "$p" --dir "$DIR/$p" --readers "$THREADS" \
-        --compute sleep:0 --epochs 2 --cold --quiet --json "$DIR/kb.jsonl" "$@" >/dev/null
-    tail -n 1 "$DIR/kb.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.1f %.1f" % (r["io_measured_MB_per_second"], r["train_throughput_samples_per_second"]))'
+    kb_last "$p" '"%.1f" % r["io_measured_MB_per_second"]' --cold "$@"
 }
 
 # MB/s of fio reading the same files sequentially with THREADS jobs.  Each
@@ -42,7 +58,8 @@ fio_mbs() {
     ls "$DIR/$1"/*.tfrecord "$DIR/$1"/*.npz "$DIR/$1"/*.h5 2>/dev/null |
         awk -v t="$THREADS" '{ f[NR % t] = f[NR % t] (f[NR % t] == "" ? "" : ":") $0 }
             END { for (j = 0; j < t; j++) if (f[j] != "") printf "[job%d]\nfilename=%s\n", j, f[j] }' >"$DIR/fio.jobs.tmp"
-    { printf '[global]\nrw=read\nbs=1M\nioengine=%s\niodepth=8\ninvalidate=1\ndirect=%s\n' "$3" "$2"
+    { printf '[global]\nrw=read\nbs=1M\nioengine=%s\ninvalidate=1\ndirect=%s\n' "$3" "$2"
+      [ "$3" = psync ] || printf 'iodepth=8\n'
       printf 'file_service_type=sequential\ngroup_reporting=1\n'
       cat "$DIR/fio.jobs.tmp"; } >"$DIR/fio.jobs"
     fio --output-format=json "$DIR/fio.jobs" 2>/dev/null |
@@ -51,13 +68,32 @@ fio_mbs() {
 
 gen bert "$SCALE"
 RAW=bert
-kb_buf=$(kb_mbs $RAW --decode none | cut -d' ' -f1)
-fio_buf=$(fio_mbs $RAW 0 psync)
-kb_dir=$(kb_mbs $RAW --decode none --direct | cut -d' ' -f1)
-fio_dir=$(fio_mbs $RAW 1 psync)
-kb_uring=$(kb_mbs $RAW --decode none --direct --engine io_uring | cut -d' ' -f1)
-fio_uring=$(fio_mbs $RAW 1 io_uring)
+# mode ENGINE DIRECT: ROUNDS alternating kbench / fio runs on the same
+# files, so drift on a shared disk hits both; prints
+# "kbench-values fio-values", each a comma-separated list
+mode() {
+    flag=""
+    [ "$2" = 1 ] && flag=--direct
+    kb="" fo=""
+    for _ in $(seq "$ROUNDS"); do
+        # shellcheck disable=SC2086  # flag is empty or one word
+        kb="$kb${kb:+,}$(kb_mbs $RAW --decode none --engine "$1" $flag)"
+        fo="$fo${fo:+,}$(fio_mbs $RAW "$2" "$(echo "$1" | sed 's/^pread$/psync/')")"
+    done
+    echo "$kb $fo"
+}
+# stat LIST: "median [min-max]"; median LIST
+stat() { echo "$1" | tr ',' '\n' | sort -n | awk '{ v[NR] = $1 } END { printf "%.0f [%.0f-%.0f]", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR] }'; }
+median() { stat "$1" | cut -d' ' -f1; }
+row() {  # row LABEL ENGINE DIRECT
+    # shellcheck disable=SC2046  # mode prints two words: kbench's, fio's
+    set -- "$1" $(mode "$2" "$3")
+    echo "| $1 | $(stat "$2") | $(stat "$3") | $(pct "$(median "$2")" "$(median "$3")") |"
+}
 pct() { python3 -c "print('%.0f %%' % (100*$1/$2) if $2 > 0 else 'n/a')"; }
+rows=$(row "buffered, cache invalidated (pread / psync)" pread 0
+       row "O_DIRECT (pread / psync)" pread 1
+       row "O_DIRECT (io_uring / io_uring)" io_uring 1)
 
 {
     echo "# kbench io raw read path vs fio"
@@ -68,11 +104,11 @@ pct() { python3 -c "print('%.0f %%' % (100*$1/$2) if $2 > 0 else 'n/a')"; }
     echo "Command: scripts/io-vs-fio.sh $KB $DIR $SCALE $THREADS $OUT"
     echo "Dataset: profile $RAW, scale $SCALE, $(find "$DIR/$RAW" -name '*.tfrecord' | wc -l) files, $(du -sh "$DIR/$RAW" | cut -f1); $THREADS readers / fio jobs, each fio job its own files; kbench --cold (fsync + POSIX_FADV_DONTNEED) each epoch, last epoch reported; fio --invalidate=1, bs 1 MiB (kbench's --chunk), iodepth 8 (kbench's --depth)"
     echo
+    echo "Each cell: median [min-max] MB/s of $ROUNDS runs, kbench and fio alternating; the ratio is of the medians."
+    echo
     echo "| mode | kbench MB/s | fio MB/s | kbench / fio |"
     echo "|---|---|---|---|"
-    echo "| buffered, cache invalidated (pread / psync) | $kb_buf | $fio_buf | $(pct $kb_buf $fio_buf) |"
-    echo "| O_DIRECT (pread / psync) | $kb_dir | $fio_dir | $(pct $kb_dir $fio_dir) |"
-    echo "| O_DIRECT (io_uring / io_uring) | $kb_uring | $fio_uring | $(pct $kb_uring $fio_uring) |"
+    echo "$rows"
     echo
     echo "kbench's figure is bytes the reads returned over the epoch's wall time, with every TFRecord CRC32C and sample checksum verified and every sample delivered through the prefetch ring; fio only reads."
     echo
@@ -83,9 +119,10 @@ pct() { python3 -c "print('%.0f %%' % (100*$1/$2) if $2 > 0 else 'n/a')"; }
     for p in resnet50 cosmoflow unet3d deepcam; do
         case $p in resnet50) s=0.002;; cosmoflow) s=0.0002;; unet3d) s=0.03;; deepcam) s=0.0001;; esac
         gen $p $s
-        set -- $("$KB" io run --profile $p --dir "$DIR/$p" --readers "$THREADS" --compute sleep:0 --epochs 2 --quiet --json "$DIR/kb.jsonl" >/dev/null &&
-                 tail -n 1 "$DIR/kb.jsonl" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%s %.1f %.1f" % (r["decode"], r["train_throughput_samples_per_second"], r["io_measured_MB_per_second"]))')
-        echo "| $p | $1 | $2 | $3 |"
+        row=$(kb_last $p '"| %s | %.1f | %.1f |" % (r["decode"], r["train_throughput_samples_per_second"], r["io_measured_MB_per_second"])')
+        echo "| $p $row"
     done
-} > "$OUT"
+} > "$OUT.tmp"
+# written whole or not at all: a failed run keeps the previous table
+mv "$OUT.tmp" "$OUT"
 cat "$OUT"
