@@ -78,7 +78,7 @@ int kb_main(int argc, char **argv)
         return KB_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("kbench %s (commit %s, %s %s, %s)\n", KB_VERSION, KB_GIT_COMMIT,
+        printf("kbench %s (commit %s, %s %s, %s)\n", KB_VERSION, kb_git_commit(),
                KB_COMPILER_ID, KB_COMPILER_VERSION, KB_BUILD_TYPE);
         return KB_EXIT_OK;
     }

@@ -130,7 +130,7 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
              KB_COMPILER_VERSION);
     copy_str(p->build_type, sizeof p->build_type, KB_BUILD_TYPE);
     copy_str(p->build_flags, sizeof p->build_flags, KB_BUILD_FLAGS);
-    copy_str(p->git_commit, sizeof p->git_commit, KB_GIT_COMMIT);
+    copy_str(p->git_commit, sizeof p->git_commit, kb_git_commit());
     copy_str(p->kbench_version, sizeof p->kbench_version, KB_VERSION);
 #ifdef _OPENMP
     snprintf(p->libraries, sizeof p->libraries, "OpenMP %d, cJSON %s",

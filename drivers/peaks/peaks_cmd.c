@@ -111,7 +111,7 @@ static void fill_header(kb_ceilings *c)
     snprintf(c->compiler, sizeof c->compiler, "%s %s", KB_COMPILER_ID, KB_COMPILER_VERSION);
     snprintf(c->build_type, sizeof c->build_type, "%s", KB_BUILD_TYPE);
     snprintf(c->build_flags, sizeof c->build_flags, "%s", KB_BUILD_FLAGS);
-    snprintf(c->git_commit, sizeof c->git_commit, "%s", KB_GIT_COMMIT);
+    snprintf(c->git_commit, sizeof c->git_commit, "%s", kb_git_commit());
 }
 
 /* The device entry's description: topology, threads, affinity, clock. */
