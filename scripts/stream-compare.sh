@@ -253,11 +253,11 @@ mkdir -p "$(dirname "$out")"
     echo
     echo '```'
     if [ "$stream_kind" = mccalpin ]; then
-        echo "scripts/stream-compare.sh --stream-c $stream_c --kbench $kbench"
+        echo "ROUNDS=$rounds scripts/stream-compare.sh --stream-c $stream_c --kbench $kbench"
     elif [ "$hpcc_source" != auto ]; then
-        echo "scripts/stream-compare.sh --hpcc-source $hpcc_source --kbench $kbench"
+        echo "ROUNDS=$rounds scripts/stream-compare.sh --hpcc-source $hpcc_source --kbench $kbench"
     else
-        echo "scripts/stream-compare.sh --kbench $kbench"
+        echo "ROUNDS=$rounds scripts/stream-compare.sh --kbench $kbench"
     fi
     echo '```'
     echo
