@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "io.h"
 #include "io_internal.h"
 
@@ -93,6 +95,41 @@ static inline uint8_t *io_test_slurp(const char *path, size_t *n)
     fclose(f);
     *n = (size_t)sz;
     return b;
+}
+
+/* The records of a JSON Lines file, parsed (NULL for a line that does not
+ * parse); *n gets how many lines, -1 when the file cannot be read.  Free
+ * with io_test_jsonl_free. */
+static inline cJSON **io_test_jsonl(const char *path, int *n)
+{
+    size_t len;
+    char *text = (char *)io_test_slurp(path, &len);
+    char *t = text ? realloc(text, len + 1) : NULL;
+    *n = -1;
+    if (!t) {
+        free(text);
+        return NULL;
+    }
+    t[len] = '\0';
+    cJSON **recs = NULL;
+    int count = 0;
+    for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON **more = realloc(recs, (size_t)(count + 1) * sizeof *recs);
+        if (!more)
+            break;
+        recs = more;
+        recs[count++] = cJSON_Parse(line);
+    }
+    free(t);
+    *n = count;
+    return recs;
+}
+
+static inline void io_test_jsonl_free(cJSON **recs, int n)
+{
+    for (int i = 0; i < n; i++)
+        cJSON_Delete(recs[i]);
+    free(recs);
 }
 
 /* XOR one byte of a file at offset. */

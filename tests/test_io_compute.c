@@ -8,8 +8,6 @@
 #include "backends/backend.h"
 #include "kernels/tensors.h"
 
-#include <cjson/cJSON.h>
-
 static const char *profiles = KB_IO_TEST_PROFILES;
 
 /* A 3x4x5 (HxWxC) sample profile, the shape of conv `desc`'s input. */
@@ -89,19 +87,14 @@ static void test_feed_layouts(void)
     CHECK(!kb_io_feed_fits(&conv, &p, 2));
 }
 
-/* One epoch record's compute fields. */
+/* Each epoch record describes the model on omp, fed, with its GFLOP/s. */
 static void check_compute_json(const char *path, int epochs, double layers)
 {
-    size_t n;
-    char *text = (char *)io_test_slurp(path, &n);
-    CHECK(text != NULL);
-    if (!text)
-        return;
-    text = realloc(text, n + 1);
-    text[n] = '\0';
-    int lines = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        cJSON *o = cJSON_Parse(line);
+    int n;
+    cJSON **recs = io_test_jsonl(path, &n);
+    CHECK(n == epochs);
+    for (int i = 0; i < n; i++) {
+        cJSON *o = recs[i];
         CHECK(o != NULL);
         if (!o)
             continue;
@@ -115,11 +108,8 @@ static void check_compute_json(const char *path, int epochs, double layers)
         CHECK(cJSON_GetObjectItem(o, "compute_gflops")->valuedouble > 0);
         CHECK(cJSON_GetObjectItem(o, "compute_s")->valuedouble > 0);
         CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "exactly_once")));
-        lines++;
-        cJSON_Delete(o);
     }
-    CHECK(lines == epochs);
-    free(text);
+    io_test_jsonl_free(recs, n);
 }
 
 /* gen, then run with the omp backend as the consumer. */

@@ -5,23 +5,16 @@
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
 
-#include <cjson/cJSON.h>
-
 static const char *profiles = KB_IO_TEST_PROFILES;
 
 /* Check a JSON Lines file: `epochs` records, each with all samples. */
 static void check_json(const char *path, int epochs, double samples)
 {
-    size_t n;
-    char *text = (char *)io_test_slurp(path, &n);
-    CHECK(text != NULL);
-    if (!text)
-        return;
-    text = realloc(text, n + 1);
-    text[n] = '\0';
-    int lines = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        cJSON *o = cJSON_Parse(line);
+    int n;
+    cJSON **recs = io_test_jsonl(path, &n);
+    CHECK(n == epochs);
+    for (int i = 0; i < n; i++) {
+        cJSON *o = recs[i];
         CHECK(o != NULL);
         if (!o)
             continue;
@@ -34,12 +27,9 @@ static void check_json(const char *path, int epochs, double samples)
         CHECK(cJSON_GetObjectItem(o, "train_io_mean_MB_per_second") != NULL);
         double res = cJSON_GetObjectItem(o, "residency_before")->valuedouble;
         CHECK(res >= 0 && res <= 1);
-        CHECK(cJSON_GetObjectItem(o, "epoch")->valuedouble == lines);
-        lines++;
-        cJSON_Delete(o);
+        CHECK(cJSON_GetObjectItem(o, "epoch")->valuedouble == i);
     }
-    CHECK(lines == epochs);
-    free(text);
+    io_test_jsonl_free(recs, n);
 }
 
 /* Mean bytes of a sample body in a JPEG shard: near the profile's mean. */
