@@ -8,42 +8,33 @@
  * NCHW and NHWC problems get the same logical data. */
 #include <math.h>
 
+#include "kernels/random.h"
 #include "reference/ref_internal.h"
 
 #define FILL_CHUNK 4096
-
-/* splitmix64 (Steele, Lea, Flood 2014): one add and a strong mix per
- * output, good enough for test data and trivially seeded. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Each ingredient goes through the mixer, so neighbouring chunks (or
  * sample points) and roles start far apart. */
 uint64_t kb_ref_hash(uint64_t seed, uint64_t a, uint64_t b)
 {
     uint64_t s = seed;
-    uint64_t h = splitmix64(&s);
+    uint64_t h = kb_splitmix64(&s);
     s = h ^ a;
-    h = splitmix64(&s);
+    h = kb_splitmix64(&s);
     s = h ^ b;
-    return splitmix64(&s);
+    return kb_splitmix64(&s);
 }
 
 /* Integer uniform in [lo, hi] (modulo bias is irrelevant for test data). */
 static double draw_int(uint64_t *st, int lo, int hi)
 {
-    return lo + (int)(splitmix64(st) % (uint64_t)(hi - lo + 1));
+    return lo + (int)(kb_splitmix64(st) % (uint64_t)(hi - lo + 1));
 }
 
 /* Uniform in [lo, hi), 53 random bits. */
 static double draw_uniform(uint64_t *st, double lo, double hi)
 {
-    double u = (double)(splitmix64(st) >> 11) * 0x1p-53;
+    double u = (double)(kb_splitmix64(st) >> 11) * 0x1p-53;
     return lo + (hi - lo) * u;
 }
 

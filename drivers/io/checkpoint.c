@@ -16,7 +16,7 @@
 /* Pattern of the checkpoint: random words from the seed. */
 static void fill(uint8_t *buf, size_t n, uint64_t seed)
 {
-    kb_io_fill_random(buf, n, kb_io_mix(seed + 0xc4c4));
+    kb_io_fill_random(buf, n, kb_mix64(seed + 0xc4c4));
 }
 
 /* Write buf to path with the engine (+ fsync when asked).  Returns 0 or

@@ -19,8 +19,8 @@ static size_t jpeg_out_bytes(const kb_io_profile *p)
 static void pick_crop(int w, int h, uint64_t rng, int *x0, int *y0, int *cw,
                       int *ch)
 {
-    double u1 = (double)(kb_io_rand(&rng) >> 11) / 9007199254740992.0;
-    double u2 = (double)(kb_io_rand(&rng) >> 11) / 9007199254740992.0;
+    double u1 = (double)(kb_splitmix64(&rng) >> 11) / 9007199254740992.0;
+    double u2 = (double)(kb_splitmix64(&rng) >> 11) / 9007199254740992.0;
     double area = (0.35 + 0.65 * u1) * w * h;
     double aspect = 0.75 + (4.0 / 3.0 - 0.75) * u2;
     *cw = (int)sqrt(area * aspect);
@@ -29,8 +29,8 @@ static void pick_crop(int w, int h, uint64_t rng, int *x0, int *y0, int *cw,
     if (*ch > h) *ch = h;
     if (*cw < 1) *cw = 1;
     if (*ch < 1) *ch = 1;
-    *x0 = (int)(kb_io_rand(&rng) % (uint64_t)(w - *cw + 1));
-    *y0 = (int)(kb_io_rand(&rng) % (uint64_t)(h - *ch + 1));
+    *x0 = (int)(kb_splitmix64(&rng) % (uint64_t)(w - *cw + 1));
+    *y0 = (int)(kb_splitmix64(&rng) % (uint64_t)(h - *ch + 1));
 }
 
 /* Bilinear resize of the crop of src (w wide, RGB) to ow x oh. */

@@ -17,7 +17,7 @@
 static void fill_counts(int16_t *v, size_t n, uint64_t s)
 {
     for (size_t i = 0; i < n;) {
-        uint64_t r = kb_io_rand(&s);
+        uint64_t r = kb_splitmix64(&s);
         for (int k = 0; k < 12 && i < n; k++, i++, r >>= 5) {
             int x = (int)(r & 31);
             v[i] = (int16_t)(x < 26 ? 0 : x - 25);
@@ -72,9 +72,9 @@ int kb_io_cosmo_make(const kb_io_profile *p, uint64_t seed, uint64_t id,
         snprintf(err, elen, "out of memory for a %zu-byte volume", raw);
         return KB_IO_ERROR;
     }
-    uint64_t s = kb_io_mix(seed) ^ kb_io_mix(id);
+    uint64_t s = kb_mix64(seed) ^ kb_mix64(id);
     for (int i = 0; i < 4; i++) {
-        float label = (float)(kb_io_rand(&s) >> 40) / 16777216.0f;
+        float label = (float)(kb_splitmix64(&s) >> 40) / 16777216.0f;
         memcpy(out + 4 * i, &label, 4);
     }
     fill_counts(vol, (size_t)count, s);

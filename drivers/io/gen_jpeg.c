@@ -15,13 +15,13 @@ static void paint(uint8_t *px, int w, int h, uint64_t s)
 {
     int gx[3], gy[3], base[3];
     for (int c = 0; c < 3; c++) {
-        base[c] = (int)(kb_io_rand(&s) % 128);
-        gx[c] = (int)(kb_io_rand(&s) % 128);
-        gy[c] = (int)(kb_io_rand(&s) % 128);
+        base[c] = (int)(kb_splitmix64(&s) % 128);
+        gx[c] = (int)(kb_splitmix64(&s) % 128);
+        gy[c] = (int)(kb_splitmix64(&s) % 128);
     }
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            uint64_t r = kb_io_rand(&s);
+            uint64_t r = kb_splitmix64(&s);
             for (int c = 0; c < 3; c++) {
                 int v = base[c] + gx[c] * x / w + gy[c] * y / h +
                         (int)((r >> (16 * c)) % 48);
@@ -62,7 +62,7 @@ int kb_io_jpeg_make(const kb_io_profile *p, uint64_t seed, uint64_t id,
         return KB_IO_ERROR;
     }
     double target = (double)kb_io_random_size(p, seed, id);
-    uint64_t s = kb_io_mix(seed) ^ kb_io_mix(id);
+    uint64_t s = kb_mix64(seed) ^ kb_mix64(id);
     /* first guess: ~1 byte a pixel at quality 90, aspect 4:3 */
     double pixels = target;
     uint8_t *jpg = NULL;

@@ -105,11 +105,11 @@ static int hdf5_gen(const kb_io_profile *p, uint64_t seed, int64_t file_index,
         snprintf(err, len, "out of memory for a %zu-value sample", count);
         return KB_IO_ERROR;
     }
-    uint64_t s = kb_io_mix(seed) ^ kb_io_mix(id);
+    uint64_t s = kb_mix64(seed) ^ kb_mix64(id);
     for (size_t i = 0; i < count; i++)
-        data[i] = (float)(kb_io_rand(&s) >> 40) / 16777216.0f;
+        data[i] = (float)(kb_splitmix64(&s) >> 40) / 16777216.0f;
     for (size_t i = 0; i < plane; i++)
-        labels[i] = (int32_t)(kb_io_rand(&s) % 3);
+        labels[i] = (int32_t)(kb_splitmix64(&s) % 3);
     haddr_t offset = 0;
     int rc = write_hdf5(p, data, labels, path, &offset);
     if (rc)

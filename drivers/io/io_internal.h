@@ -5,6 +5,7 @@
 #define KB_IO_INTERNAL_H
 
 #include "kernels/problem.h"
+#include "kernels/random.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -54,9 +55,7 @@ int kb_io_profile_find(const char *path, const char *name, kb_io_profile *p,
 /* Product of p->dims (at least 1).  Cannot fail. */
 int64_t kb_io_dims_product(const kb_io_profile *p);
 
-/* ---- deterministic random numbers (sample.c) ---- */
-uint64_t kb_io_mix(uint64_t x);                /* splitmix64 finaliser */
-uint64_t kb_io_rand(uint64_t *state);          /* splitmix64 step */
+/* ---- random bytes from kernels/random.h's splitmix64 (sample.c) ---- */
 void kb_io_fill_random(uint8_t *dst, size_t n, uint64_t seed);
 
 /* ---- the sample header every record carries (sample.c) ----

@@ -1,36 +1,21 @@
 /* sample.c - the header every generated sample carries (id + checksum) and
- * the deterministic random numbers the generator and shuffles use. */
+ * the random bytes of generated bodies. */
 #include "io_internal.h"
 
 #include <limits.h>
 #include <string.h>
 #include <zlib.h>
 
-uint64_t kb_io_mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-uint64_t kb_io_rand(uint64_t *state)
-{
-    *state += 0x9e3779b97f4a7c15ULL;
-    return kb_io_mix(*state);
-}
-
 void kb_io_fill_random(uint8_t *dst, size_t n, uint64_t seed)
 {
     uint64_t s = seed;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        uint64_t r = kb_io_rand(&s);
+        uint64_t r = kb_splitmix64(&s);
         memcpy(dst + i, &r, 8);
     }
     if (i < n) {
-        uint64_t r = kb_io_rand(&s);
+        uint64_t r = kb_splitmix64(&s);
         memcpy(dst + i, &r, n - i);
     }
 }

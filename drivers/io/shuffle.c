@@ -4,14 +4,14 @@
 
 uint64_t kb_io_epoch_seed(uint64_t seed, int64_t epoch, int64_t file)
 {
-    return kb_io_mix(kb_io_mix(seed ^ 0x6b62656e6368ULL) + (uint64_t)epoch) ^
-           kb_io_mix((uint64_t)file + 0x9e37ULL);
+    return kb_mix64(kb_mix64(seed ^ 0x6b62656e6368ULL) + (uint64_t)epoch) ^
+           kb_mix64((uint64_t)file + 0x9e37ULL);
 }
 
 /* Uniform in [0, n) without modulo bias worth caring about (n < 2^40). */
 static size_t below(uint64_t *s, size_t n)
 {
-    return (size_t)((kb_io_rand(s) >> 11) % n);
+    return (size_t)((kb_splitmix64(s) >> 11) % n);
 }
 
 /* Swap two elements of `size` bytes, byte by byte: the arrays shuffled
