@@ -9,18 +9,6 @@
 
 #define DESC_WIDTH 34
 
-/* Declared in record.h; every writer prints status names through it. */
-const char *kb_status_name(kb_status s)
-{
-    switch (s) {
-    case KB_PASSED: return "PASSED";
-    case KB_FAILED: return "FAILED";
-    case KB_SKIPPED: return "SKIPPED";
-    case KB_ERROR: return "ERROR";
-    }
-    return "ERROR";
-}
-
 /* Flush so a long run shows each case as it finishes.  Returns 0, or -1
  * when the stream reports an error. */
 static int finish(kb_writer *w)

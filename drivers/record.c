@@ -1,0 +1,14 @@
+/* record.c - the names of case statuses (record.h), shared by every
+ * writer so the table, JSON Lines, CSV and RESULT lines spell them alike. */
+#include "drivers/record.h"
+
+const char *kb_status_name(kb_status s)
+{
+    switch (s) {
+    case KB_PASSED: return "PASSED";
+    case KB_FAILED: return "FAILED";
+    case KB_SKIPPED: return "SKIPPED";
+    case KB_ERROR: return "ERROR";
+    }
+    return "ERROR";
+}
