@@ -39,7 +39,7 @@ typedef struct {
 enum {
     OPT_MODEL = 256, OPT_KERNEL, OPT_LAYER, OPT_DESC, OPT_BATCH,
     OPT_BACKEND, OPT_MB, OPT_DT, OPT_LAYOUT, OPT_THREADS, OPT_REPS,
-    OPT_MIN_TIME, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
+    OPT_MIN_TIME, OPT_MAX_REPS, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
     OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS,
 };
 
@@ -56,6 +56,7 @@ static const struct option long_opts[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"reps", required_argument, NULL, OPT_REPS},
     {"min-time", required_argument, NULL, OPT_MIN_TIME},
+    {"max-reps", required_argument, NULL, OPT_MAX_REPS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"seed", required_argument, NULL, OPT_SEED},
     {"check-points", required_argument, NULL, OPT_CHECK_POINTS},
@@ -90,6 +91,9 @@ static void usage(FILE *out)
         "  --threads N          OpenMP and library threads (default: OpenMP's)\n"
         "  --reps N             timed repetitions, at least (default 5)\n"
         "  --min-time SEC       seconds of timed running, at least (default 0.2)\n"
+        "  --max-reps N         timed repetitions, at most, before --min-time is\n"
+        "                       reached (default 10000; 0: no cap; never below\n"
+        "                       --reps)\n"
         "  --warmup N           untimed runs first (default 1)\n"
         "  --seed S             data and sampling seed (default 42)\n"
         "  --check-points N     output points per tensor when validation is\n"
@@ -314,6 +318,8 @@ static int take_option(cmdline *cl, int c, const char *arg)
         return parse_int("--check-points", arg, 1, INT32_MAX,
                          &o->check_points);
     case OPT_MIN_TIME: return parse_seconds(arg, &o->min_time);
+    case OPT_MAX_REPS:
+        return parse_int("--max-reps", arg, 0, INT64_MAX, &o->max_reps);
     case OPT_SEED: return parse_seed(arg, &o->seed);
     case OPT_JSON: o->json_path = arg; break;
     case OPT_CSV: o->csv_path = arg; break;

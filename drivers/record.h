@@ -65,6 +65,9 @@ typedef struct {
     char kbench_version[32];
     char date[40];                   /* ISO 8601 UTC, start of run */
     uint64_t seed;
+    /* the measurement rule every case of the run followed */
+    int64_t warmup, reps, max_reps;
+    double min_time;
     char command_line[2048];
     char libraries[512];             /* "OpenMP 201511, cJSON 1.7.15" */
 } kb_provenance;

@@ -38,6 +38,7 @@ void kb_run_opts_init(kb_run_opts *o)
     memset(o, 0, sizeof *o);
     o->reps = 5;
     o->min_time = 0.2;
+    o->max_reps = 10000;
     o->warmup = 1;
     o->seed = 42;
 }
@@ -271,7 +272,8 @@ static int time_step(const kb_run_opts *o, const kb_problem *p,
         return -1;
     }
     kb_rep_opts ro = {.warmup = o->warmup, .reps = o->reps,
-                      .min_time = o->min_time, .stop = kb_signal_stop};
+                      .min_time = o->min_time, .max_reps = o->max_reps,
+                      .stop = kb_signal_stop};
     int rc = kb_time_reps(rep_once, &c, &ro, s, why, sizeof why);
     b->release(c.plan);
     if (rc < 0)
@@ -411,6 +413,10 @@ static int begin_writers(run_state *rs)
     kb_provenance prov;
     kb_provenance_collect(&prov, rs->o->argc, rs->o->argv,
                           omp_get_max_threads(), rs->o->seed);
+    prov.warmup = rs->o->warmup;
+    prov.reps = rs->o->reps;
+    prov.min_time = rs->o->min_time;
+    prov.max_reps = rs->o->max_reps;
     for (int i = 0; i < rs->nwriters; i++)
         if (rs->writers[i]->begin(rs->writers[i], &prov) != 0)
             return -1;

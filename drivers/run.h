@@ -26,6 +26,7 @@ typedef struct {
     int threads;               /* 0: OpenMP's default */
     int64_t reps;              /* timed repetitions, at least */
     double min_time;           /* seconds of timed running, at least */
+    int64_t max_reps;          /* timed samples, at most (0: no cap) */
     int64_t warmup;            /* untimed runs before timing */
     uint64_t seed;
     int64_t check_points;      /* sampled-validation points, 0: default */
@@ -42,7 +43,8 @@ typedef struct {
     char **argv;
 } kb_run_opts;
 
-/* Defaults: reps 5, min_time 0.2 s, warmup 1, seed 42, nothing selected. */
+/* Defaults: reps 5, min_time 0.2 s, max_reps 10000, warmup 1, seed 42,
+ * nothing selected. */
 void kb_run_opts_init(kb_run_opts *o);
 void kb_run_opts_free(kb_run_opts *o);
 

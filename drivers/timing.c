@@ -99,7 +99,10 @@ int kb_time_reps(kb_rep_fn fn, void *ctx, const kb_rep_opts *o,
      * the samples: a backend timer that reports 0 could otherwise keep
      * the loop going for ever. */
     double start = kb_now();
-    while (out->n < o->reps || kb_now() - start < o->min_time) {
+    int64_t cap = o->max_reps <= 0 ? INT64_MAX
+                  : o->max_reps > o->reps ? o->max_reps : o->reps;
+    while ((out->n < o->reps || kb_now() - start < o->min_time) &&
+           out->n < cap) {
         if (o->stop && o->stop())
             return 1;
         double sec;

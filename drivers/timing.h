@@ -2,7 +2,8 @@
  *
  * Measurement is explicit: warm-up runs are discarded, every timed sample
  * is kept, and the loop stops only when both the repetition count and the
- * minimum total time are met (or when asked to stop). */
+ * minimum total time are met, at a cap on samples, or when asked to
+ * stop. */
 #ifndef KB_TIMING_H
 #define KB_TIMING_H
 
@@ -28,7 +29,10 @@ typedef struct {
     int64_t warmup;      /* untimed runs first */
     int64_t reps;        /* at least this many timed runs ... */
     double min_time;     /* ... and at least this many seconds (wall time
-                            from the first timed run) */
+                            from the first timed run) ... */
+    int64_t max_reps;    /* ... but no more samples than this (0: no cap),
+                            so a microsecond kernel does not pile up
+                            100,000 samples in the results */
     bool (*stop)(void);  /* polled between runs; NULL = never stop early */
 } kb_rep_opts;
 
@@ -42,7 +46,8 @@ typedef struct {
 void kb_samples_free(kb_samples *s);
 
 /* Run fn o->warmup times untimed, then timed until o->reps samples and
- * o->min_time seconds of timed running are both reached.
+ * o->min_time seconds of timed running are both reached, or o->max_reps
+ * samples (when not 0; it never cuts below o->reps).
  * Returns 0 when done, 1 when o->stop asked to stop (the samples so far
  * are kept), or -1 with a message in err when fn failed or memory for the
  * samples ran out. */

@@ -82,6 +82,10 @@ static int jsonl_begin(kb_writer *w, const kb_provenance *p)
     cJSON_AddStringToObject(o, "build_flags", p->build_flags);
     cJSON_AddStringToObject(o, "libraries", p->libraries);
     cJSON_AddNumberToObject(o, "seed", (double)p->seed);
+    cJSON_AddNumberToObject(o, "warmup", (double)p->warmup);
+    cJSON_AddNumberToObject(o, "reps", (double)p->reps);
+    cJSON_AddNumberToObject(o, "min_time_s", p->min_time);
+    cJSON_AddNumberToObject(o, "max_reps", (double)p->max_reps);
     cJSON_AddStringToObject(o, "command_line", p->command_line);
     cJSON_AddItemToObject(o, "backends", backends_object());
     return write_object(w, o);

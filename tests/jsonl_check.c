@@ -49,8 +49,10 @@ static void check_run(long line, const cJSON *o)
         "kbench_version", "date", "command_line", "libraries"};
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         need(line, o, strings[i], cJSON_IsString);
-    need(line, o, "threads", cJSON_IsNumber);
-    need(line, o, "seed", cJSON_IsNumber);
+    static const char *const numbers[] = {
+        "threads", "seed", "warmup", "reps", "min_time_s", "max_reps"};
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        need(line, o, numbers[i], cJSON_IsNumber);
     need(line, o, "backends", cJSON_IsObject);
 }
 

@@ -118,6 +118,26 @@ static void stopped(void)
     kb_samples_free(&s);
 }
 
+/* A cap on samples ends a loop the minimum time would keep going, but
+ * never below the repetition count. */
+static void max_reps_cap(void)
+{
+    fake f = {.self_time = -1};
+    kb_rep_opts o = {.warmup = 0, .reps = 5, .min_time = 60.0,
+                     .max_reps = 40};
+    kb_samples s;
+    char err[128];
+    double t0 = kb_now();
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    CHECK(s.n == 40 && kb_now() - t0 < 30.0);
+    kb_samples_free(&s);
+    o = (kb_rep_opts){.warmup = 0, .reps = 12, .min_time = 0.0,
+                      .max_reps = 3};
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    CHECK(s.n == 12);
+    kb_samples_free(&s);
+}
+
 int main(void)
 {
     clock_and_resolution();
@@ -126,5 +146,6 @@ int main(void)
     self_timed();
     failure();
     stopped();
+    max_reps_cap();
     return CHECK_DONE();
 }
