@@ -399,6 +399,13 @@ static int check_complete(const run_ctx *c, const uint8_t *bits,
     return KB_IO_CORRUPT;
 }
 
+/* GFLOP/s the model reached over all of the epoch's compute. */
+static double model_gflops(const kb_io_model_info *m, const epoch_stats *st)
+{
+    return st->compute_all > 0
+               ? (double)st->steps * m->flops / st->compute_all / 1e9 : 0;
+}
+
 /* The consumer's description in an epoch record: the sleep, or the model
  * on its backend with the GFLOP/s it reached.  0, or -1 out of memory. */
 static int add_compute(const run_ctx *c, const epoch_stats *st, cJSON *o)
@@ -410,8 +417,6 @@ static int add_compute(const run_ctx *c, const epoch_stats *st, cJSON *o)
     }
     kb_io_model_info m;
     kb_io_model_describe(c->model, &m);
-    double gflops = st->compute_all > 0 ? (double)st->steps * m.flops /
-                                              st->compute_all / 1e9 : 0;
     return !cJSON_AddStringToObject(o, "compute", "backend") ||
            !cJSON_AddStringToObject(o, "compute_backend", m.backend) ||
            !cJSON_AddStringToObject(o, "compute_model", m.model) ||
@@ -421,7 +426,8 @@ static int add_compute(const run_ctx *c, const epoch_stats *st, cJSON *o)
            !cJSON_AddBoolToObject(o, "compute_fed", m.fed) ||
            !cJSON_AddNumberToObject(o, "compute_gflop_per_step",
                                     m.flops / 1e9) ||
-           !cJSON_AddNumberToObject(o, "compute_gflops", gflops) ? -1 : 0;
+           !cJSON_AddNumberToObject(o, "compute_gflops",
+                                    model_gflops(&m, st)) ? -1 : 0;
 }
 
 /* One JSON Lines record (and a table line on stdout) for the epoch. */
@@ -447,8 +453,7 @@ static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
         kb_io_model_info m;
         kb_io_model_describe(c->model, &m);
         printf("  compute: %s on %s, %" PRId64 " steps, %.1f GFLOP/s\n",
-               m.model, m.backend, st->steps,
-               (double)st->steps * m.flops / st->compute_all / 1e9);
+               m.model, m.backend, st->steps, model_gflops(&m, st));
     }
     if (!json)
         return 0;
