@@ -109,6 +109,14 @@ static void test_gemm(kb_dtype dt)
         "m201n2085k300_ta_tb_alpha0.5_beta2",
         "m3n1000k20_tb",
         "m1000n3k20_ta",
+        /* Fully connected shapes (M below the 8-row tile): B read in
+         * place, row-major (several 1024-column blocks, strided A) or
+         * transposed (K in several blocks), and the fallback to the
+         * packed engine when both operands are transposed. */
+        "m5n2085k70_alpha2_beta0.5",
+        "m2n50k9_ta",
+        "m4n40k2100_tb_beta1",
+        "m7n33k300_ta_tb",
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         check_problem(cases[i], KB_LAYOUT_NCX, KB_FWD_D, dt, 1);

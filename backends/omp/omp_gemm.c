@@ -196,6 +196,91 @@ static void loop_jc(const kb_omp_gemm_args *g, int64_t m0, int64_t m1,
         loop_pc(g, m0, m1, jc, min64(NC, n1 - jc), abuf, bbuf);
 }
 
+/* ---- small M: a few rows of A against all of B ----
+ * Fully connected layers at small batch are matrix-vector products in
+ * disguise: B (the weights) is nearly all the traffic and each of its
+ * elements is used only M times, so packing it costs more than the
+ * multiply (the packed engine reached 6-22 GFLOP/s at M = 1).  Here B is
+ * read in place, once, and each thread owns a range of C's columns. */
+
+/* Columns of C per block: M x SMALL_W accumulators (28 KiB at M = 7)
+ * stay in L1 while B's rows stream past. */
+enum { SMALL_W = 1024 };
+_Static_assert((MR - 1) * SMALL_W <= MC * KC,
+               "a thread's A buffer holds the small-M accumulators");
+
+/* C[:, j0 .. j0+w) for row-major B (cs == 1): for each k, its B row
+ * segment updates every row of the block.  acc holds M x w floats. */
+static void small_m_rows(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
+                         float *acc)
+{
+    const kb_omp_operand *a = &g->a, *b = &g->b;
+    memset(acc, 0, (size_t)(g->m * w) * sizeof(float));
+    for (int64_t k = 0; k < g->k; k++) {
+        const float *brow = b->ptr + k * b->rs + j0;
+        for (int64_t i = 0; i < g->m; i++) {
+            float aik = a->ptr[i * a->rs + k * a->cs];
+            float *ci = acc + i * w;
+#pragma omp simd
+            for (int64_t j = 0; j < w; j++)
+                ci[j] += aik * brow[j];
+        }
+    }
+}
+
+/* C[:, j0 .. j0+w) for column-major B (rs == 1) and row-major A (cs ==
+ * 1): every element is a dot product of two contiguous rows, taken in
+ * K blocks so B's block stays in L1 across the M rows of A. */
+static void small_m_dots(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
+                         float *acc)
+{
+    const kb_omp_operand *a = &g->a, *b = &g->b;
+    memset(acc, 0, (size_t)(g->m * w) * sizeof(float));
+    for (int64_t j = 0; j < w; j++) {
+        const float *bt = b->ptr + (j0 + j) * b->cs;
+        for (int64_t k0 = 0; k0 < g->k; k0 += SMALL_W) {
+            int64_t kn = min64(SMALL_W, g->k - k0);
+            for (int64_t i = 0; i < g->m; i++) {
+                const float *ai = a->ptr + i * a->rs + k0;
+                float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+                for (int64_t k = 0; k < kn; k++)
+                    s += ai[k] * bt[k0 + k];
+                acc[i * w + j] += s;
+            }
+        }
+    }
+}
+
+/* C = alpha * acc + beta * C over the block. */
+static void small_m_store(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
+                          const float *acc)
+{
+    for (int64_t i = 0; i < g->m; i++) {
+        float *c = g->c + i * g->rs_c + j0 * g->cs_c;
+        for (int64_t j = 0; j < w; j++) {
+            float r = g->alpha * acc[i * w + j];
+            if (g->beta != 0.0f)
+                r += g->beta * c[j * g->cs_c];
+            c[j * g->cs_c] = r;
+        }
+    }
+}
+
+/* Which small-M kernel suits g, or NULL for the packed engine. */
+typedef void (*small_m_fn)(const kb_omp_gemm_args *, int64_t, int64_t,
+                           float *);
+static small_m_fn small_m_kernel(const kb_omp_gemm_args *g)
+{
+    if (g->m >= MR || g->bias || g->b.pack != kb_omp_pack_b_strided)
+        return NULL;
+    if (g->b.cs == 1)
+        return small_m_rows;
+    if (g->b.rs == 1 && g->a.cs == 1)
+        return small_m_dots;
+    return NULL;
+}
+
 /* ---- threading: each thread owns a rectangle of C ---- */
 
 /* Split n items (rounded to units of `unit`) into `parts` parts; part p
@@ -234,8 +319,31 @@ static int pick_tm(const kb_omp_gemm_args *g, int nthreads)
     return best;
 }
 
+/* Threads split C's columns; each works through SMALL_W-wide blocks with
+ * its A buffer (MC x KC floats >= MR x SMALL_W) as the accumulators. */
+static void small_m(const kb_omp_gemm_args *g, const kb_omp_workspace *ws,
+                    small_m_fn kernel)
+{
+#pragma omp parallel num_threads(ws->nthreads)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t n0, n1;
+        split(g->n, 16, nt, t, &n0, &n1);
+        for (int64_t j0 = n0; j0 < n1; j0 += SMALL_W) {
+            int64_t w = min64(SMALL_W, n1 - j0);
+            kernel(g, j0, w, ws->abuf[t]);
+            small_m_store(g, j0, w, ws->abuf[t]);
+        }
+    }
+}
+
 void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
 {
+    small_m_fn kernel = small_m_kernel(g);
+    if (kernel) {
+        small_m(g, ws, kernel);
+        return;
+    }
     int tm = pick_tm(g, ws->nthreads), tn = ws->nthreads / tm;
 #pragma omp parallel num_threads(ws->nthreads)
     {
