@@ -47,6 +47,21 @@ void kb_omp_pack_b_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
     for (int64_t jp = 0; jp < cols; jp += NR) {
         int64_t nr = min64(NR, cols - jp);
         const float *b = op->ptr + r0 * op->rs + (c0 + jp) * op->cs;
+        if (op->rs == 1 && op->cs != 1) {
+            /* Transposed B: each column is contiguous in k, so read
+             * columns and scatter into the L1-resident panel rather than
+             * gathering NR strided elements for every k. */
+            for (int64_t j = 0; j < nr; j++) {
+                const float *col = b + j * op->cs;
+                for (int64_t k = 0; k < rows; k++)
+                    buf[k * NR + j] = col[k];
+            }
+            for (int64_t j = nr; j < NR; j++)
+                for (int64_t k = 0; k < rows; k++)
+                    buf[k * NR + j] = 0.0f;
+            buf += rows * NR;
+            continue;
+        }
         for (int64_t k = 0; k < rows; k++, buf += NR) {
             const float *row = b + k * op->rs;
             int64_t j = 0;
