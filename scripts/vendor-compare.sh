@@ -22,6 +22,12 @@ RESNET_MB=${RESNET_MB:-8}
 # ASPP dilated 3x3, decoder 3x3, the pooled-branch GEMM and a batchnorm.
 DEEPCAM_LAYERS=${DEEPCAM_LAYERS:-'^(D1|D2|D4|D5|D21|D23|D24|D28|D34|D40|D41)_|gemm|^bn_728'}
 core=${OPENBLAS_CORETYPE:-unset}
+# how to repeat the run: set the core type, or take it out of the environment
+if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
+    envset="OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"
+else
+    envset="env -u OPENBLAS_CORETYPE"
+fi
 OUT=${1:-results/vendor/vendor-compare-coretype-${core}.md}
 KB="$BUILD/kbench"
 
@@ -42,7 +48,7 @@ run deepcam --model deepcam --mb 1 --layer "$DEEPCAM_LAYERS"
 mkdir -p "$(dirname "$OUT")"
 python3 scripts/vendor_table.py --hand omp --vendor openblas,onednn \
     --title "omp vs OpenBLAS and oneDNN (OPENBLAS_CORETYPE=$core)" \
-    --command "OPENBLAS_CORETYPE=$core THREADS=$THREADS RESNET_MB=$RESNET_MB scripts/vendor-compare.sh $*" \
+    --command "$envset THREADS=$THREADS RESNET_MB=$RESNET_MB scripts/vendor-compare.sh $*" \
     "$tmp"/resnet50.jsonl "$tmp"/cosmoflow.jsonl "$tmp"/deepcam.jsonl > "$OUT"
 echo "vendor-compare: wrote $OUT (kbench exit status $rc)" >&2
 exit "$rc"
