@@ -10,8 +10,11 @@
  * hangs over the padding, so a thread needs only its panel buffers.
  * 1x1 stride-1 unpadded convolutions are plain matrices over src; a
  * depthwise convolution (CG == 1) is a direct loop, since a GEMM with
- * M == 1 cannot use the register tile. */
+ * M == 1 cannot use the register tile (NXC kernels of more than 5x5x5
+ * taps excepted). */
 #include "omp_kernels.h"
+
+#include <string.h>
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR };
 
@@ -198,65 +201,174 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
     kb_omp_gemm(&a, ws);
 }
 
-/* Depthwise (CG == 1, any channel multiplier KG): for each image and
- * output channel, accumulate every tap's shifted input row into the
- * output row.  Either layout, through the strides of conv_geom. */
-static void conv_depthwise(const kb_problem *p, const kb_tensors *t,
-                           int nthreads)
-{
-    const kb_conv_desc *d = &p->conv;
-    int64_t kg = d->oc / d->g;
-    int64_t in_px = d->id * d->ih * d->iw, out_px = d->od * d->oh * d->ow;
-    bool nxc = p->layout == KB_LAYOUT_NXC;
-    int64_t dst_c = nxc ? 1 : out_px, dst_px = nxc ? d->oc : 1;
-    const float *src = t->ptr[KB_ARG_SRC], *wei = t->ptr[KB_ARG_WEI];
-    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
-    float *dst = t->ptr[KB_ARG_DST];
-    conv_geom q0 = geom_of(p, src);
+/* ---- depthwise (CG == 1, any channel multiplier KG) ----
+ * Little arithmetic per byte, so what matters is touching each output
+ * once: all taps are applied while one output row (NCX) or one pixel's
+ * channel vector (NXC) is in registers or L1, never a whole plane per
+ * tap.  Both walk the taps valid for the row with the bounds of
+ * tap_range. */
 
-#pragma omp parallel for collapse(2) schedule(dynamic) num_threads(nthreads)
-    for (int64_t n = 0; n < d->mb; n++) {
-        for (int64_t oc = 0; oc < d->oc; oc++) {
-            int64_t ic = oc / kg;
-            const float *s = src + n * in_px * d->ic + ic * q0.c_stride;
-            const float *w = wei + oc * d->kd * d->kh * d->kw;
-            float *o = dst + n * out_px * d->oc + oc * dst_c;
-            float b = bias ? bias[oc] : 0.0f;
-            for (int64_t i = 0; i < out_px; i++)
-                o[i * dst_px] = b;
-            for (int64_t kz = 0; kz < d->kd; kz++)
-            for (int64_t ky = 0; ky < d->kh; ky++)
-            for (int64_t kx = 0; kx < d->kw; kx++) {
-                float wv = w[(kz * d->kh + ky) * d->kw + kx];
-                for (int64_t oz = 0; oz < d->od; oz++) {
-                    int64_t iz = oz * q0.sd - q0.pd + kz * q0.dd;
-                    if (iz < 0 || iz >= d->id)
-                        continue;
-                    for (int64_t oy = 0; oy < d->oh; oy++) {
-                        int64_t iy = oy * q0.sh - q0.ph + ky * q0.dh;
-                        if (iy < 0 || iy >= d->ih)
-                            continue;
-                        int64_t ix0 = -q0.pw + kx * q0.dw;
-                        /* ox is valid when 0 <= ix0 + ox*sw < iw. */
-                        int64_t lo = ix0 >= 0 ? 0 : ceil_div(-ix0, q0.sw);
-                        int64_t hi = ix0 < d->iw ? min64(d->ow, ceil_div(d->iw - ix0, q0.sw)) : 0;
-                        const float *srow = s + (iz * d->ih + iy) * d->iw * q0.px_stride;
-                        float *orow = o + (oz * d->oh + oy) * d->ow * dst_px;
-                        for (int64_t ox = lo; ox < hi; ox++)
-                            orow[ox * dst_px] += wv * srow[(ix0 + ox * q0.sw) * q0.px_stride];
-                    }
-                }
+/* Output columns [*lo, *hi) whose tap kx falls inside the input row. */
+static void tap_range(const conv_geom *q, int64_t kx, int64_t *lo,
+                      int64_t *hi)
+{
+    int64_t ix0 = -q->pw + kx * q->dw;
+    /* ox is valid when 0 <= ix0 + ox*sw < iw. */
+    *lo = ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw);
+    *hi = ix0 < q->iw ? min64(q->ow, ceil_div(q->iw - ix0, q->sw)) : 0;
+}
+
+/* NCX: output row (oz, oy) of channel oc of image n.  s is the input
+ * channel's plane, w the channel's kd*kh*kw taps. */
+static void dw_row_ncx(const conv_geom *q, const float *s, const float *w,
+                       float b, int64_t oz, int64_t oy, float *orow)
+{
+    for (int64_t ox = 0; ox < q->ow; ox++)
+        orow[ox] = b;
+    for (int64_t kz = 0; kz < q->kd; kz++) {
+        int64_t iz = oz * q->sd - q->pd + kz * q->dd;
+        if (iz < 0 || iz >= q->id)
+            continue;
+        for (int64_t ky = 0; ky < q->kh; ky++) {
+            int64_t iy = oy * q->sh - q->ph + ky * q->dh;
+            if (iy < 0 || iy >= q->ih)
+                continue;
+            const float *srow = s + (iz * q->ih + iy) * q->iw;
+            for (int64_t kx = 0; kx < q->kw; kx++) {
+                float wv = w[(kz * q->kh + ky) * q->kw + kx];
+                int64_t lo, hi, ix0 = -q->pw + kx * q->dw, sw = q->sw;
+                tap_range(q, kx, &lo, &hi);
+#pragma omp simd
+                for (int64_t ox = lo; ox < hi; ox++)
+                    orow[ox] += wv * srow[ix0 + ox * sw];
             }
         }
     }
+}
+
+static void dw_ncx(const kb_problem *p, const kb_tensors *t, int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC]);
+    int64_t kg = d->oc / d->g, taps = d->kd * d->kh * d->kw;
+    int64_t in_plane = d->id * d->ih * d->iw, out_plane = d->od * d->oh * d->ow;
+    const float *wei = t->ptr[KB_ARG_WEI];
+    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
+    float *dst = t->ptr[KB_ARG_DST];
+
+#pragma omp parallel for collapse(2) schedule(static) num_threads(nthreads)
+    for (int64_t n = 0; n < d->mb; n++)
+        for (int64_t oc = 0; oc < d->oc; oc++) {
+            const float *s = q.src + (n * d->ic + oc / kg) * in_plane;
+            float *o = dst + (n * d->oc + oc) * out_plane;
+            for (int64_t oz = 0; oz < d->od; oz++)
+                for (int64_t oy = 0; oy < d->oh; oy++)
+                    dw_row_ncx(&q, s, wei + oc * taps, bias ? bias[oc] : 0.0f,
+                               oz, oy, o + (oz * d->oh + oy) * d->ow);
+        }
+}
+
+/* NXC: channels [c0, c0+cn) of output row (oz, oy) of image n, a pixel at
+ * a time with the channel vector in registers.  wt holds the block's
+ * weights tap-major (wt[tap*DW_CB + c]), so with KG == 1 the taps are
+ * contiguous vectors in both operands. */
+enum { DW_CB = 64, DW_NV = DW_CB / 16, DW_MAX_TAPS = 125 };
+
+/* acc[c] += w[c] * src channel of c, for the block's cn channels. */
+static void dw_tap(kb_v16sf acc[DW_NV], const float *w, const float *sp,
+                   int64_t c0, int64_t cn, int64_t kg)
+{
+    if (kg == 1 && cn == DW_CB) {
+        for (int v = 0; v < DW_NV; v++) {
+            kb_v16sf wv, sv;
+            memcpy(&wv, w + 16 * v, sizeof wv);
+            memcpy(&sv, sp + c0 + 16 * v, sizeof sv);
+            acc[v] += wv * sv;
+        }
+        return;
+    }
+    float *a = (float *)acc;   /* a partial block, or a channel multiplier */
+    for (int64_t c = 0; c < cn; c++)
+        a[c] += w[c] * sp[(c0 + c) / kg];
+}
+
+static void dw_row_nxc(const kb_problem *p, const conv_geom *q,
+                       const float *img, const float *wt, const float *bias,
+                       int64_t c0, int64_t cn, int64_t oz, int64_t oy,
+                       float *orow)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t kg = d->oc / d->g;
+    /* The input rows the (kz, ky) taps of this output row fall on, once
+     * per row rather than once per pixel. */
+    const float *rows[DW_MAX_TAPS];
+    const float *wrow[DW_MAX_TAPS];
+    int nrows = 0;
+    for (int64_t kz = 0; kz < q->kd; kz++) {
+        int64_t iz = oz * q->sd - q->pd + kz * q->dd;
+        for (int64_t ky = 0; iz >= 0 && iz < q->id && ky < q->kh; ky++) {
+            int64_t iy = oy * q->sh - q->ph + ky * q->dh;
+            if (iy < 0 || iy >= q->ih)
+                continue;
+            rows[nrows] = img + (iz * q->ih + iy) * q->iw * d->ic;
+            wrow[nrows++] = wt + (kz * q->kh + ky) * q->kw * DW_CB;
+        }
+    }
+    for (int64_t ox = 0; ox < q->ow; ox++) {
+        kb_v16sf acc[DW_NV] = {{0}};
+        if (bias)
+            memcpy(acc, bias + c0, (size_t)cn * sizeof(float));
+        for (int r = 0; r < nrows; r++)
+            for (int64_t kx = 0; kx < q->kw; kx++) {
+                int64_t ix = ox * q->sw - q->pw + kx * q->dw;
+                if (ix >= 0 && ix < q->iw)
+                    dw_tap(acc, wrow[r] + kx * DW_CB, rows[r] + ix * d->ic,
+                           c0, cn, kg);
+            }
+        memcpy(orow + ox * d->oc + c0, acc, (size_t)cn * sizeof(float));
+    }
+}
+
+static void dw_nxc(const kb_problem *p, const kb_tensors *t, int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC]);
+    int64_t taps = d->kd * d->kh * d->kw;
+    int64_t nblocks = ceil_div(d->oc, DW_CB);
+    const float *wei = t->ptr[KB_ARG_WEI];
+    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
+    float *dst = t->ptr[KB_ARG_DST];
+
+#pragma omp parallel for collapse(2) schedule(static) num_threads(nthreads)
+    for (int64_t row = 0; row < d->mb * d->od * d->oh; row++)
+        for (int64_t blk = 0; blk < nblocks; blk++) {
+            int64_t n = row / (d->od * d->oh), oz = row / d->oh % d->od;
+            int64_t oy = row % d->oh, c0 = blk * DW_CB;
+            int64_t cn = min64(DW_CB, d->oc - c0);
+            /* up to 5x5x5 taps x 64 channels (32 KiB), rebuilt per row
+             * because that is small next to the row's work */
+            float wt[DW_MAX_TAPS * DW_CB];
+            for (int64_t k = 0; k < taps; k++)
+                for (int64_t c = 0; c < cn; c++)
+                    wt[k * DW_CB + c] = wei[(c0 + c) * taps + k];
+            dw_row_nxc(p, &q, q.src + n * d->id * d->ih * d->iw * d->ic, wt,
+                       bias, c0, cn, oz, oy,
+                       dst + ((n * d->od + oz) * d->oh + oy) * d->ow * d->oc);
+        }
 }
 
 void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
                  const float *wei_nxc, const kb_omp_workspace *ws)
 {
     const kb_conv_desc *d = &p->conv;
-    if (d->ic == d->g) {
-        conv_depthwise(p, t, ws->nthreads);
+    /* NXC depthwise keeps a block's taps on the stack: larger kernels
+     * take the grouped GEMM below */
+    if (d->ic == d->g && p->layout != KB_LAYOUT_NXC) {
+        dw_ncx(p, t, ws->nthreads);
+        return;
+    }
+    if (d->ic == d->g && d->kd * d->kh * d->kw <= DW_MAX_TAPS) {
+        dw_nxc(p, t, ws->nthreads);
         return;
     }
     for (int64_t n = 0; n < d->mb; n++)

@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 16 floats: one AVX-512 register; gcc splits it on narrower ISAs. */
-typedef float v16sf __attribute__((vector_size(64)));
+typedef kb_v16sf v16sf;
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR, KC = KB_OMP_KC, MC = KB_OMP_MC,
        NC = KB_OMP_NC, NV = NR / 16 };

@@ -33,6 +33,11 @@ enum {
     KB_OMP_NC = 2048
 };
 
+/* 16 floats: one AVX-512 register; gcc splits it on narrower ISAs.
+ * Loads and stores go through memcpy, which compiles to unaligned vector
+ * moves. */
+typedef float kb_v16sf __attribute__((vector_size(64)));
+
 /* One GEMM operand as the engine sees it.  pack() copies the block of
  * rows [r0, r0+rows) and columns [c0, c0+cols) into buf, in the engine's
  * packed format: for A (rows = M side) MR-row micro-panels, each stored
