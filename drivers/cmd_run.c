@@ -40,7 +40,7 @@ enum {
     OPT_MODEL = 256, OPT_KERNEL, OPT_LAYER, OPT_DESC, OPT_BATCH,
     OPT_BACKEND, OPT_MB, OPT_DT, OPT_LAYOUT, OPT_THREADS, OPT_REPS,
     OPT_MIN_TIME, OPT_MAX_REPS, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
-    OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS,
+    OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS, OPT_ROOF_LEVEL,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +66,7 @@ static const struct option long_opts[] = {
     {"dump", required_argument, NULL, OPT_DUMP},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"peaks", required_argument, NULL, OPT_PEAKS},
+    {"roof-level", required_argument, NULL, OPT_ROOF_LEVEL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -106,6 +107,9 @@ static void usage(FILE *out)
         "  --quiet              no table on stdout\n"
         "  --peaks FILE         place every case on the roofline of these\n"
         "                       ceilings (kbench peaks --out FILE)\n"
+        "  --roof-level L       memory roof: auto (the smallest cache that holds\n"
+        "                       the case's bytes, else DRAM; default), L1, L2,\n"
+        "                       L3 or DRAM\n"
         "  -h, --help           this help\n\n",
         out);
     kb_print_exit_codes(out);
@@ -245,6 +249,20 @@ static int select_backends(cmdline *cl)
 
 /* ---- command line ---- */
 
+/* --roof-level: one of the names kb_roofline_place takes. */
+static int parse_roof_level(const char *arg, const char **out)
+{
+    static const char *const names[] = {"auto", "L1", "L2", "L3", "DRAM"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            *out = names[i];
+            return 0;
+        }
+    fprintf(stderr, "kbench run: --roof-level '%s': expected auto, L1, L2, "
+            "L3 or DRAM\n", arg);
+    return -1;
+}
+
 /* --peaks FILE: the ceilings every case is placed under.  A missing or
  * malformed file is an input error, reported before anything runs.
  * Returns 0, or -1 after printing what was wrong. */
@@ -325,6 +343,7 @@ static int take_option(cmdline *cl, int c, const char *arg)
     case OPT_CSV: o->csv_path = arg; break;
     case OPT_DUMP: o->dump_dir = arg; break;
     case OPT_PEAKS: return load_peaks(o, arg);
+    case OPT_ROOF_LEVEL: return parse_roof_level(arg, &o->roof_level);
     case OPT_RESULT_LINES: o->result_lines = true; break;
     case OPT_QUIET: o->quiet = true; break;
     }

@@ -39,6 +39,7 @@ void kb_run_opts_init(kb_run_opts *o)
     o->reps = 5;
     o->min_time = 0.2;
     o->max_reps = 10000;
+    o->roof_level = "auto";
     o->warmup = 1;
     o->seed = 42;
 }
@@ -311,6 +312,7 @@ static void set_roofline(const kb_run_opts *o, const kb_backend *b,
     kb_roofline_case q = {
         .device = b->device,
         .dtype = kb_dtype_name(r->problem->dt),
+        .level = o->roof_level,
         .flops = r->flops,
         .bytes = r->bytes,
         .gflops = r->gflops,

@@ -35,6 +35,7 @@ typedef struct {
     const char *csv_path;
     const char *dump_dir;
     const char *peaks_path;    /* --peaks FILE, NULL: none */
+    const char *roof_level;    /* --roof-level: "auto" or L1/L2/L3/DRAM */
     kb_ceilings *ceilings;     /* loaded from peaks_path, owned */
     bool result_lines;
     bool quiet;                /* no table on stdout */

@@ -111,6 +111,8 @@ test_run_bad_inputs() {
     bad 'nope.*conv2d|conv2d.*nope' --kernel nope --desc m8n12k16
     bad 'nope.*resnet50|resnet50.*nope' --model nope
     bad '/nonexistent/batch\.txt' --batch /nonexistent/batch.txt
+    bad "roof-level 'L4'.*auto" --roof-level L4 --desc m8n12k16
+    bad "max-reps '-1'" --max-reps -1 --desc m8n12k16
 }
 
 test_run_valid() {

@@ -72,6 +72,25 @@ int main(void)
     q = (kb_roofline_case){NULL, "f32", NULL, 1, 0, 1};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
 
+    /* auto: the smallest cache holding the bytes that has a ceiling (L1
+     * has none here, so 10 KB goes to L2), else DRAM */
+    kb_device *d = &c.devices[0];
+    d->cache_bytes[0] = 64e3, d->cache_bytes[1] = 2e6, d->cache_bytes[2] = 32e6;
+    CHECK_STR(kb_roofline_level(d, 10e3), "L2");
+    CHECK_STR(kb_roofline_level(d, 1.5e6), "L2");
+    CHECK_STR(kb_roofline_level(d, 16e6), "DRAM");   /* no L3 ceiling */
+    CHECK_STR(kb_roofline_level(d, 100e6), "DRAM");
+    q = (kb_roofline_case){NULL, "f32", "auto", 2e6, 1e6, 40};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_STR(p.memory->level, "L2");
+    CHECK_NEAR(p.attainable, 200, 1e-12);   /* min(200, 2 x 400) */
+    q.bytes = 1e9, q.flops = 2e9;
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_STR(p.memory->level, "DRAM");
+    /* unknown cache sizes: DRAM */
+    d->cache_bytes[1] = 0;
+    CHECK_STR(kb_roofline_level(d, 10e3), "DRAM");
+
     CHECK_STR(kb_roofline_precision("F32"), "fp32");
     CHECK(kb_roofline_precision("u8") == NULL);
     return CHECK_DONE();

@@ -23,6 +23,16 @@ const char *kb_bound_name(kb_bound b)
     return b == KB_BOUND_COMPUTE ? "compute" : "memory";
 }
 
+const char *kb_roofline_level(const kb_device *d, double bytes)
+{
+    static const char *const caches[] = {"L1", "L2", "L3"};
+    for (int i = 0; i < 3; i++)
+        if (d->cache_bytes[i] > 0 && bytes <= d->cache_bytes[i] &&
+            kb_device_best(d, KB_CEIL_MEMORY, caches[i]))
+            return caches[i];
+    return "DRAM";
+}
+
 int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
                       kb_placement *out, char *err, size_t errlen)
 {
@@ -43,6 +53,8 @@ int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
         snprintf(err, errlen, "the ceilings have no \"%s\" device", kind);
         return -1;
     }
+    if (strcmp(level, "auto") == 0)
+        level = kb_roofline_level(d, q->bytes);
     out->compute = kb_device_best(d, KB_CEIL_COMPUTE, prec);
     out->memory = kb_device_best(d, KB_CEIL_MEMORY, level);
     if (!out->compute || !out->memory) {

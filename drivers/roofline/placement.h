@@ -24,7 +24,8 @@ typedef enum { KB_BOUND_MEMORY, KB_BOUND_COMPUTE } kb_bound;
 typedef struct {
     const char *device;   /* "cpu" (the default when NULL), "cuda", "hip" */
     const char *dtype;    /* "f32"/"fp32", "f64"/"fp64", "bf16", "f16"/"fp16" */
-    const char *level;    /* memory level; NULL: "DRAM" */
+    const char *level;    /* memory level; NULL: "DRAM"; "auto": the one
+                             that holds the working set (kb_roofline_level) */
     double flops, bytes;  /* per execution, roofline.md's counting */
     double gflops;        /* achieved */
 } kb_roofline_case;
@@ -51,6 +52,14 @@ const char *kb_roofline_precision(const char *dtype);
  * dtype); no ceiling is ever invented. */
 int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
                       kb_placement *out, char *err, size_t errlen);
+
+/* The memory level a working set of `bytes` is served from when a case
+ * runs again and again: the smallest cache of d that holds it (cache
+ * sizes are totals over the caches the threads use) and has a measured
+ * ceiling, else "DRAM".  A case cannot beat that level's bandwidth, so
+ * its roof there is the one whose breach means a counting or timing
+ * error; the DRAM roof alone flags every cache-resident case. */
+const char *kb_roofline_level(const kb_device *d, double bytes);
 
 /* "memory" or "compute". */
 const char *kb_bound_name(kb_bound b);

@@ -50,13 +50,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: kbench report RESULTS.jsonl [RESULTS2.jsonl] [--peaks FILE]...\n"
-        "                     [--level L1|L2|L3|DRAM] --out DIR\n"
+        "                     [--level auto|L1|L2|L3|DRAM] --out DIR\n"
         "Place every PASSED case of the result files on the roofline of the\n"
         "ceilings file (from `kbench peaks --out FILE`) and write DIR/roofline.svg,\n"
         "DIR/report.md and DIR/report.html (self-contained).  Two result files\n"
         "are overlaid on one chart; give --peaks once for both or once each.\n"
         "Without --peaks the chart and tables show no roofs: no ceiling is\n"
-        "invented.  --level picks the memory ceiling (default DRAM).\n"
+        "invented.  --level picks the memory ceiling: auto (default) takes the\n"
+        "smallest cache that holds each case's bytes, else DRAM.\n"
         "Exit codes: 0 written, 2 usage or input error, 3 outputs not written\n"
         "(kbench --help lists them all).\n");
 }
@@ -302,6 +303,15 @@ static void ceilings_section(FILE *f, bool html, const report *r)
          "counted); theoretical compute = cores x lanes x 2 x FMA ports x observed clock.");
 }
 
+/* "compute", or "memory (LEVEL)". */
+static const char *bound_cell(char *buf, size_t len, const kb_placement *p)
+{
+    if (p->bound == KB_BOUND_COMPUTE)
+        return kb_bound_name(p->bound);
+    snprintf(buf, len, "memory (%s)", p->memory->level);
+    return buf;
+}
+
 /* The table of placed cases and the list of those that were not. */
 static void cases_section(FILE *f, bool html, const report *r, int *above)
 {
@@ -311,10 +321,16 @@ static void cases_section(FILE *f, bool html, const report *r, int *above)
     int ncol = r->nseries > 1 ? 12 : 11;
     char line[400];
     heading(f, html, "Cases");
-    snprintf(line, sizeof line, "Attainable = min(compute ceiling of the precision, "
-             "AI x %s bandwidth). A case above its roof is flagged: its FLOP or byte "
-             "count or its timing is wrong, or its data stayed in a cache above %s.",
-             r->level, r->level);
+    if (strcmp(r->level, "auto") == 0)
+        snprintf(line, sizeof line, "Attainable = min(compute ceiling of the precision, "
+                 "AI x bandwidth of the smallest memory level that holds the case's "
+                 "bytes, named under bound). A case above its roof is flagged: its FLOP "
+                 "or byte count or its timing is wrong.");
+    else
+        snprintf(line, sizeof line, "Attainable = min(compute ceiling of the precision, "
+                 "AI x %s bandwidth). A case above its roof is flagged: its FLOP or byte "
+                 "count or its timing is wrong, or its data stayed in a cache above %s.",
+                 r->level, r->level);
     para(f, html, line);
     table_begin(f, html);
     row(f, html, head, ncol, true);
@@ -323,13 +339,13 @@ static void cases_section(FILE *f, bool html, const report *r, int *above)
         const report_case *c = &r->cases[i];
         if (strcmp(c->status, "PASSED") != 0)
             continue;
-        char g[32], ai[32], att[32], pct[32];
+        char g[32], ai[32], att[32], pct[32], bound[32];
         *above += c->placed && c->pl.above_roof;
         const char *cells[MAX_COLS] = {c->model, c->layer, c->kernel, c->backend, c->dtype,
             fmt(g, sizeof g, c->gflops), fmt(ai, sizeof ai, c->flops / c->bytes),
             c->placed ? fmt(att, sizeof att, c->pl.attainable) : "-",
             c->placed ? fmt(pct, sizeof pct, c->pl.pct) : "-",
-            c->placed ? kb_bound_name(c->pl.bound) : "-",
+            c->placed ? bound_cell(bound, sizeof bound, &c->pl) : "-",
             c->placed ? (c->pl.above_roof ? "ABOVE ROOF: counting or timing error" : "")
                       : c->why,
             r->s[c->series].path};
@@ -455,7 +471,7 @@ static char *make_svg(const report *r)
 /* Returns 0 to run, 1 after --help, -1 after a usage message. */
 static int parse_opts(int argc, char **argv, report *r)
 {
-    r->level = "DRAM";
+    r->level = "auto";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
