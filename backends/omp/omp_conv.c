@@ -53,27 +53,100 @@ static conv_geom geom_of(const kb_problem *p, const float *src)
     return q;
 }
 
-/* out[0..n) = the tap (c, kz, ky, kx) of the n consecutive output pixels
- * starting at flat index j, zero where the tap falls in the padding.
- * Walks output rows so the bounds are worked out once per row segment. */
-static void gather_pixels(const conv_geom *q, int64_t c, int64_t kz,
-                          int64_t ky, int64_t kx, int64_t j, int64_t n,
-                          float *out)
+/* One reduction index of the implicit GEMM: channel and kernel offsets. */
+typedef struct {
+    int64_t c, kz, ky, kx;
+} conv_tap;
+
+/* An output pixel (its flat index j = (oz*oh + oy)*ow + ox). */
+typedef struct {
+    int64_t ox, oy, oz;
+} pixel_pos;
+
+/* The packers run once per panel of a few dozen elements, so their index
+ * arithmetic is carried forward by increments: a handful of integer
+ * divisions per panel cost more than the multiply-adds it feeds when the
+ * GEMM has few rows (cosmoflow's first layer: 32). */
+static pixel_pos pixel_of(const conv_geom *q, int64_t j)
 {
-    const float *chan = q->src + c * q->c_stride;
-    int64_t ox = j % q->ow, oy = (j / q->ow) % q->oh, oz = j / (q->ow * q->oh);
+    return (pixel_pos){j % q->ow, (j / q->ow) % q->oh, j / (q->ow * q->oh)};
+}
+
+static void pixel_advance(const conv_geom *q, pixel_pos *p, int64_t n)
+{
+    p->ox += n;
+    while (p->ox >= q->ow) {
+        p->ox -= q->ow;
+        if (++p->oy == q->oh) {
+            p->oy = 0;
+            p->oz++;
+        }
+    }
+}
+
+/* taps[0..n) for the reduction indices first.., in NCX order
+ * ((c*kd + kz)*kh + ky)*kw + kx or NXC order ((kz*kh + ky)*kw + kx)*cg + c. */
+static void taps_of(const conv_geom *q, bool nxc, int64_t first, int64_t n,
+                    conv_tap *taps)
+{
+    conv_tap t;
+    if (nxc) {
+        int64_t tap = first / q->cg;
+        t = (conv_tap){first % q->cg, tap / (q->kw * q->kh),
+                       (tap / q->kw) % q->kh, tap % q->kw};
+    } else {
+        int64_t c = first / (q->kw * q->kh * q->kd);
+        t = (conv_tap){c, (first / (q->kw * q->kh)) % q->kd,
+                       (first / q->kw) % q->kh, first % q->kw};
+    }
+    for (int64_t k = 0; k < n; k++) {
+        taps[k] = t;
+        /* the fastest-moving index first, carrying outwards */
+        if (nxc && ++t.c < q->cg)
+            continue;
+        if (nxc)
+            t.c = 0;
+        if (++t.kx < q->kw)
+            continue;
+        t.kx = 0;
+        if (++t.ky < q->kh)
+            continue;
+        t.ky = 0;
+        if (++t.kz < q->kd)
+            continue;
+        t.kz = 0;
+        t.c++;   /* NCX only: NXC runs out of taps here */
+    }
+}
+
+/* out[0..n) = tap t of the n consecutive output pixels from p, zero where
+ * the tap falls in the padding.  Walks output rows so the bounds are
+ * worked out once per row segment. */
+static void gather_pixels(const conv_geom *q, const conv_tap *t, pixel_pos p,
+                          int64_t n, float *out)
+{
+    const float *chan = q->src + t->c * q->c_stride;
     while (n > 0) {
-        int64_t seg = min64(n, q->ow - ox), lo = seg, hi = seg;
-        int64_t iz = oz * q->sd - q->pd + kz * q->dd;
-        int64_t iy = oy * q->sh - q->ph + ky * q->dh;
-        int64_t ix0 = ox * q->sw - q->pw + kx * q->dw;
+        int64_t seg = min64(n, q->ow - p.ox), lo = seg, hi = seg;
+        int64_t iz = p.oz * q->sd - q->pd + t->kz * q->dd;
+        int64_t iy = p.oy * q->sh - q->ph + t->ky * q->dh;
+        int64_t ix0 = p.ox * q->sw - q->pw + t->kx * q->dw;
         if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih) {
             const float *row = chan + (iz * q->ih + iy) * q->iw * q->px_stride;
-            /* i is valid when 0 <= ix0 + i*sw < iw. */
-            lo = min64(seg, ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw));
-            hi = max64(lo, min64(seg, ix0 < q->iw ? ceil_div(q->iw - ix0, q->sw) : 0));
-            for (int64_t i = lo; i < hi; i++)
-                out[i] = row[(ix0 + i * q->sw) * q->px_stride];
+            if (q->sw == 1 && q->px_stride == 1) {
+                /* the common NCX stride-1 case: one contiguous run */
+                lo = min64(seg, max64(0, -ix0));
+                hi = max64(lo, min64(seg, q->iw - ix0));
+                if (hi > lo)
+                    memcpy(out + lo, row + ix0 + lo,
+                           (size_t)(hi - lo) * sizeof(float));
+            } else {
+                /* i is valid when 0 <= ix0 + i*sw < iw. */
+                lo = min64(seg, ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw));
+                hi = max64(lo, min64(seg, ix0 < q->iw ? ceil_div(q->iw - ix0, q->sw) : 0));
+                for (int64_t i = lo; i < hi; i++)
+                    out[i] = row[(ix0 + i * q->sw) * q->px_stride];
+            }
         }
         for (int64_t i = 0; i < lo; i++)
             out[i] = 0.0f;
@@ -81,52 +154,103 @@ static void gather_pixels(const conv_geom *q, int64_t c, int64_t kz,
             out[i] = 0.0f;
         out += seg;
         n -= seg;
-        ox = 0;
-        if (++oy == q->oh) {
-            oy = 0;
-            oz++;
-        }
+        pixel_advance(q, &p, seg);
     }
 }
 
-/* B packer for NCX: rows are taps kk = ((c*kd + kz)*kh + ky)*kw + kx,
- * columns output pixels. */
+/* Reduction rows one packer call decomposes at a time (the engine asks
+ * for at most KC). */
+enum { TAP_CHUNK = KB_OMP_KC };
+
+/* dst[0..n) = positions i.. of an output row segment whose valid input
+ * positions are [lo, hi) of row (NULL: the whole segment is padding). */
+static void copy_run(const conv_geom *q, const float *row, int64_t ix0,
+                     int64_t lo, int64_t hi, int64_t i, int64_t n, float *dst)
+{
+    int64_t a = row ? min64(n, max64(0, lo - i)) : n;
+    int64_t b = row ? max64(a, min64(n, hi - i)) : n;
+    for (int64_t j = 0; j < a; j++)
+        dst[j] = 0.0f;
+    if (q->sw == 1 && q->px_stride == 1 && b > a) {
+        const float *src = row + ix0 + i + a;   /* inside the row */
+        for (int64_t j = 0; j < b - a; j++)
+            dst[a + j] = src[j];
+    } else {
+        for (int64_t j = a; j < b; j++)
+            dst[j] = row[(ix0 + (i + j) * q->sw) * q->px_stride];
+    }
+    for (int64_t j = b; j < n; j++)
+        dst[j] = 0.0f;
+}
+
+/* B packer for NCX: rows are taps (NCX order), columns output pixels;
+ * panel j holds rows x NR floats, tap-major.  For each tap it walks the
+ * columns an output row segment at a time (bounds worked out once per
+ * segment, not per panel) and cuts the segment at the panel edges. */
 static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
                               int64_t c0, int64_t rows, int64_t cols,
                               float *buf)
 {
     const conv_geom *q = op->ctx;
-    for (int64_t jp = 0; jp < cols; jp += NR) {
-        int64_t nr = min64(NR, cols - jp);
-        for (int64_t k = 0; k < rows; k++, buf += NR) {
-            int64_t kk = r0 + k;
-            int64_t kx = kk % q->kw, ky = (kk / q->kw) % q->kh;
-            int64_t kz = (kk / (q->kw * q->kh)) % q->kd;
-            int64_t c = kk / (q->kw * q->kh * q->kd);
-            gather_pixels(q, c, kz, ky, kx, c0 + jp, nr, buf);
-            for (int64_t j = nr; j < NR; j++)
-                buf[j] = 0.0f;
+    conv_tap taps[TAP_CHUNK];
+    int64_t padded = (cols + NR - 1) / NR * NR;
+    for (int64_t k0 = 0; k0 < rows; k0 += TAP_CHUNK) {
+        int64_t kn = min64(TAP_CHUNK, rows - k0);
+        taps_of(q, false, r0 + k0, kn, taps);
+        for (int64_t k = 0; k < kn; k++) {
+            const conv_tap *t = &taps[k];
+            const float *chan = q->src + t->c * q->c_stride;
+            float *bk = buf + (k0 + k) * NR;    /* tap k's row in panel 0 */
+            pixel_pos p = pixel_of(q, c0);
+            for (int64_t col = 0; col < cols;) {
+                int64_t seg = min64(cols - col, q->ow - p.ox);
+                int64_t iz = p.oz * q->sd - q->pd + t->kz * q->dd;
+                int64_t iy = p.oy * q->sh - q->ph + t->ky * q->dh;
+                int64_t ix0 = p.ox * q->sw - q->pw + t->kx * q->dw;
+                const float *row = NULL;
+                int64_t lo = 0, hi = 0;
+                if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih) {
+                    row = chan + (iz * q->ih + iy) * q->iw * q->px_stride;
+                    /* i is valid when 0 <= ix0 + i*sw < iw */
+                    lo = ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw);
+                    hi = ix0 < q->iw ? ceil_div(q->iw - ix0, q->sw) : 0;
+                }
+                for (int64_t i = 0; i < seg;) {
+                    int64_t cc = col + i, n = min64(seg - i, NR - cc % NR);
+                    copy_run(q, row, ix0, lo, hi, i, n,
+                             bk + cc / NR * rows * NR + cc % NR);
+                    i += n;
+                }
+                col += seg;
+                pixel_advance(q, &p, seg);
+            }
+            for (int64_t cc = cols; cc < padded; cc++)
+                bk[cc / NR * rows * NR + cc % NR] = 0.0f;
         }
     }
 }
 
-/* A packer for NXC: rows are output pixels, columns taps
- * kk = ((kz*kh + ky)*kw + kx)*cg + c (channel fastest, as NXC stores). */
+/* A packer for NXC: rows are output pixels, columns taps (NXC order). */
 static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
                               int64_t c0, int64_t rows, int64_t cols,
                               float *buf)
 {
     const conv_geom *q = op->ctx;
-    for (int64_t ip = 0; ip < rows; ip += MR) {
-        int64_t mr = min64(MR, rows - ip);
-        for (int64_t k = 0; k < cols; k++, buf += MR) {
-            int64_t kk = c0 + k;
-            int64_t c = kk % q->cg, tap = kk / q->cg;
-            int64_t kx = tap % q->kw, ky = (tap / q->kw) % q->kh;
-            int64_t kz = tap / (q->kw * q->kh);
-            gather_pixels(q, c, kz, ky, kx, r0 + ip, mr, buf);
-            for (int64_t i = mr; i < MR; i++)
-                buf[i] = 0.0f;
+    conv_tap taps[TAP_CHUNK];
+    for (int64_t k0 = 0; k0 < cols; k0 += TAP_CHUNK) {
+        int64_t kn = min64(TAP_CHUNK, cols - k0);
+        taps_of(q, true, c0 + k0, kn, taps);
+        pixel_pos p = pixel_of(q, r0);
+        for (int64_t ip = 0; ip < rows; ip += MR) {
+            int64_t mr = min64(MR, rows - ip);
+            /* panel ip / MR, columns k0.. of it: panels are cols x MR */
+            float *pa = buf + (ip / MR) * cols * MR + k0 * MR;
+            for (int64_t k = 0; k < kn; k++, pa += MR) {
+                gather_pixels(q, &taps[k], p, mr, pa);
+                for (int64_t i = mr; i < MR; i++)
+                    pa[i] = 0.0f;
+            }
+            pixel_advance(q, &p, mr);
         }
     }
 }
