@@ -84,28 +84,28 @@ static void pixel_advance(const conv_geom *q, pixel_pos *p, int64_t n)
     }
 }
 
-/* taps[0..n) for the reduction indices first.., in NCX order
- * ((c*kd + kz)*kh + ky)*kw + kx or NXC order ((kz*kh + ky)*kw + kx)*cg + c. */
-static void taps_of(const conv_geom *q, bool nxc, int64_t first, int64_t n,
-                    conv_tap *taps)
+/* Reduction index kk as a tap: NCX order ((c*kd + kz)*kh + ky)*kw + kx,
+ * NXC order ((kz*kh + ky)*kw + kx)*cg + c (channel fastest, as NXC
+ * stores src). */
+static conv_tap tap_of(const conv_geom *q, bool nxc, int64_t kk)
 {
-    conv_tap t;
     if (nxc) {
-        int64_t tap = first / q->cg;
-        t = (conv_tap){first % q->cg, tap / (q->kw * q->kh),
-                       (tap / q->kw) % q->kh, tap % q->kw};
-    } else {
-        int64_t c = first / (q->kw * q->kh * q->kd);
-        t = (conv_tap){c, (first / (q->kw * q->kh)) % q->kd,
-                       (first / q->kw) % q->kh, first % q->kw};
+        int64_t tap = kk / q->cg;
+        return (conv_tap){kk % q->cg, tap / (q->kw * q->kh),
+                          (tap / q->kw) % q->kh, tap % q->kw};
     }
+    return (conv_tap){kk / (q->kw * q->kh * q->kd),
+                      (kk / (q->kw * q->kh)) % q->kd, (kk / q->kw) % q->kh,
+                      kk % q->kw};
+}
+
+/* taps[0..n) of the NCX reduction indices first.., carried forward. */
+static void taps_ncx(const conv_geom *q, int64_t first, int64_t n,
+                     conv_tap *taps)
+{
+    conv_tap t = tap_of(q, false, first);
     for (int64_t k = 0; k < n; k++) {
         taps[k] = t;
-        /* the fastest-moving index first, carrying outwards */
-        if (nxc && ++t.c < q->cg)
-            continue;
-        if (nxc)
-            t.c = 0;
         if (++t.kx < q->kw)
             continue;
         t.kx = 0;
@@ -115,46 +115,7 @@ static void taps_of(const conv_geom *q, bool nxc, int64_t first, int64_t n,
         if (++t.kz < q->kd)
             continue;
         t.kz = 0;
-        t.c++;   /* NCX only: NXC runs out of taps here */
-    }
-}
-
-/* out[0..n) = tap t of the n consecutive output pixels from p, zero where
- * the tap falls in the padding.  Walks output rows so the bounds are
- * worked out once per row segment. */
-static void gather_pixels(const conv_geom *q, const conv_tap *t, pixel_pos p,
-                          int64_t n, float *out)
-{
-    const float *chan = q->src + t->c * q->c_stride;
-    while (n > 0) {
-        int64_t seg = min64(n, q->ow - p.ox), lo = seg, hi = seg;
-        int64_t iz = p.oz * q->sd - q->pd + t->kz * q->dd;
-        int64_t iy = p.oy * q->sh - q->ph + t->ky * q->dh;
-        int64_t ix0 = p.ox * q->sw - q->pw + t->kx * q->dw;
-        if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih) {
-            const float *row = chan + (iz * q->ih + iy) * q->iw * q->px_stride;
-            if (q->sw == 1 && q->px_stride == 1) {
-                /* the common NCX stride-1 case: one contiguous run */
-                lo = min64(seg, max64(0, -ix0));
-                hi = max64(lo, min64(seg, q->iw - ix0));
-                if (hi > lo)
-                    memcpy(out + lo, row + ix0 + lo,
-                           (size_t)(hi - lo) * sizeof(float));
-            } else {
-                /* i is valid when 0 <= ix0 + i*sw < iw. */
-                lo = min64(seg, ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw));
-                hi = max64(lo, min64(seg, ix0 < q->iw ? ceil_div(q->iw - ix0, q->sw) : 0));
-                for (int64_t i = lo; i < hi; i++)
-                    out[i] = row[(ix0 + i * q->sw) * q->px_stride];
-            }
-        }
-        for (int64_t i = 0; i < lo; i++)
-            out[i] = 0.0f;
-        for (int64_t i = hi; i < seg; i++)
-            out[i] = 0.0f;
-        out += seg;
-        n -= seg;
-        pixel_advance(q, &p, seg);
+        t.c++;
     }
 }
 
@@ -196,7 +157,7 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
     int64_t padded = (cols + NR - 1) / NR * NR;
     for (int64_t k0 = 0; k0 < rows; k0 += TAP_CHUNK) {
         int64_t kn = min64(TAP_CHUNK, rows - k0);
-        taps_of(q, false, r0 + k0, kn, taps);
+        taps_ncx(q, r0 + k0, kn, taps);
         for (int64_t k = 0; k < kn; k++) {
             const conv_tap *t = &taps[k];
             const float *chan = q->src + t->c * q->c_stride;
@@ -230,28 +191,54 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
     }
 }
 
-/* A packer for NXC: rows are output pixels, columns taps (NXC order). */
+/* A packer for NXC: rows are output pixels, columns taps (NXC order,
+ * channel fastest); panel i holds cols x MR floats, column-major.  A
+ * pixel's channels for one kernel offset are contiguous in src, so each
+ * pixel is gathered run by run along the columns and scattered down its
+ * panel column, which stays in L1. */
 static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
                               int64_t c0, int64_t rows, int64_t cols,
                               float *buf)
 {
     const conv_geom *q = op->ctx;
-    conv_tap taps[TAP_CHUNK];
-    for (int64_t k0 = 0; k0 < cols; k0 += TAP_CHUNK) {
-        int64_t kn = min64(TAP_CHUNK, cols - k0);
-        taps_of(q, true, c0 + k0, kn, taps);
-        pixel_pos p = pixel_of(q, r0);
-        for (int64_t ip = 0; ip < rows; ip += MR) {
-            int64_t mr = min64(MR, rows - ip);
-            /* panel ip / MR, columns k0.. of it: panels are cols x MR */
-            float *pa = buf + (ip / MR) * cols * MR + k0 * MR;
-            for (int64_t k = 0; k < kn; k++, pa += MR) {
-                gather_pixels(q, &taps[k], p, mr, pa);
-                for (int64_t i = mr; i < MR; i++)
-                    pa[i] = 0.0f;
-            }
-            pixel_advance(q, &p, mr);
+    conv_tap first = tap_of(q, true, c0);
+    pixel_pos p = pixel_of(q, r0);
+    int64_t padded = (rows + MR - 1) / MR * MR;
+    for (int64_t r = 0; r < padded; r++) {
+        float *pa = buf + r / MR * cols * MR + r % MR;
+        if (r >= rows) {                       /* rows past the block */
+            for (int64_t k = 0; k < cols; k++)
+                pa[k * MR] = 0.0f;
+            continue;
         }
+        conv_tap t = first;
+        for (int64_t k = 0; k < cols;) {
+            int64_t n = min64(q->cg - t.c, cols - k);
+            int64_t iz = p.oz * q->sd - q->pd + t.kz * q->dd;
+            int64_t iy = p.oy * q->sh - q->ph + t.ky * q->dh;
+            int64_t ix = p.ox * q->sw - q->pw + t.kx * q->dw;
+            if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih && ix >= 0 &&
+                ix < q->iw) {
+                const float *src = q->src +
+                    ((iz * q->ih + iy) * q->iw + ix) * q->px_stride + t.c;
+                for (int64_t j = 0; j < n; j++)
+                    pa[(k + j) * MR] = src[j];
+            } else {
+                for (int64_t j = 0; j < n; j++)
+                    pa[(k + j) * MR] = 0.0f;
+            }
+            k += n;
+            /* next kernel offset, channel 0 */
+            t.c = 0;
+            if (++t.kx == q->kw) {
+                t.kx = 0;
+                if (++t.ky == q->kh) {
+                    t.ky = 0;
+                    t.kz++;
+                }
+            }
+        }
+        pixel_advance(q, &p, 1);
     }
 }
 
