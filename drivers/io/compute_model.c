@@ -61,7 +61,7 @@ void kb_io_feed(const kb_problem *first, void *src, kb_io_elem elem,
     int nd = a[KB_ARG_SRC].ndims;
     /* Element strides of src's logical dims: every kbench layout is
      * affine, so probing unit indices gives them for NCX and NXC alike. */
-    int64_t idx[KB_MAX_DIMS] = {0}, stride[KB_MAX_DIMS];
+    int64_t idx[KB_MAX_DIMS] = {0}, stride[KB_MAX_DIMS] = {0};
     int64_t base = kb_arg_offset(first, KB_ARG_SRC, idx);
     for (int d = 0; d < nd; d++) {
         idx[d] = 1;
