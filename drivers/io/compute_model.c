@@ -187,8 +187,12 @@ int kb_io_model_open(const kb_io_profile *p, const char *backend,
     m->b = kb_backend_find(backend);
     int rc = 0;
     if (!m->b) {
+        char names[256] = "";
+        for (int i = 0; i < kb_backend_count(); i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names),
+                     "%s%s", i ? ", " : "", kb_backend_at(i)->name);
         snprintf(err, len, "--compute backend:%s: no such backend in this "
-                 "build (`kbench list --backends` names them)", backend);
+                 "build (expected one of: %s)", backend, names);
         rc = KB_IO_USAGE;
     } else if (strcmp(p->model, "none") == 0 || !p->model[0]) {
         snprintf(err, len, "--compute backend:%s: profile %s has no kbench "
