@@ -319,20 +319,30 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
  * tap.  Both walk the taps valid for the row with the bounds of
  * tap_range. */
 
-/* Output columns [*lo, *hi) whose tap kx falls inside the input row. */
-static void tap_range(const conv_geom *q, int64_t kx, int64_t *lo,
-                      int64_t *hi)
+/* Output columns [lo[kx], hi[kx]) whose tap kx falls inside the input
+ * row: the same for every row, so worked out once per call (two
+ * divisions a tap cost more than a short row's multiply-adds). */
+enum { DW_MAX_KW = 64 };
+typedef struct {
+    int64_t lo[DW_MAX_KW], hi[DW_MAX_KW];
+} tap_ranges;
+
+static void tap_ranges_of(const conv_geom *q, tap_ranges *r)
 {
-    int64_t ix0 = -q->pw + kx * q->dw;
-    /* ox is valid when 0 <= ix0 + ox*sw < iw. */
-    *lo = ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw);
-    *hi = ix0 < q->iw ? min64(q->ow, ceil_div(q->iw - ix0, q->sw)) : 0;
+    for (int64_t kx = 0; kx < q->kw; kx++) {
+        int64_t ix0 = -q->pw + kx * q->dw;
+        /* ox is valid when 0 <= ix0 + ox*sw < iw. */
+        r->lo[kx] = ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw);
+        r->hi[kx] = ix0 < q->iw ? min64(q->ow, ceil_div(q->iw - ix0, q->sw))
+                                : 0;
+    }
 }
 
 /* NCX: output row (oz, oy) of channel oc of image n.  s is the input
  * channel's plane, w the channel's kd*kh*kw taps. */
-static void dw_row_ncx(const conv_geom *q, const float *s, const float *w,
-                       float b, int64_t oz, int64_t oy, float *orow)
+static void dw_row_ncx(const conv_geom *q, const tap_ranges *r,
+                       const float *s, const float *w, float b, int64_t oz,
+                       int64_t oy, float *orow)
 {
     for (int64_t ox = 0; ox < q->ow; ox++)
         orow[ox] = b;
@@ -347,10 +357,9 @@ static void dw_row_ncx(const conv_geom *q, const float *s, const float *w,
             const float *srow = s + (iz * q->ih + iy) * q->iw;
             for (int64_t kx = 0; kx < q->kw; kx++) {
                 float wv = w[(kz * q->kh + ky) * q->kw + kx];
-                int64_t lo, hi, ix0 = -q->pw + kx * q->dw, sw = q->sw;
-                tap_range(q, kx, &lo, &hi);
+                int64_t ix0 = -q->pw + kx * q->dw, sw = q->sw;
 #pragma omp simd
-                for (int64_t ox = lo; ox < hi; ox++)
+                for (int64_t ox = r->lo[kx]; ox < r->hi[kx]; ox++)
                     orow[ox] += wv * srow[ix0 + ox * sw];
             }
         }
@@ -366,6 +375,8 @@ static void dw_ncx(const kb_problem *p, const kb_tensors *t, int nthreads)
     const float *wei = t->ptr[KB_ARG_WEI];
     const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
     float *dst = t->ptr[KB_ARG_DST];
+    tap_ranges r;
+    tap_ranges_of(&q, &r);
 
 #pragma omp parallel for collapse(2) schedule(static) num_threads(nthreads)
     for (int64_t n = 0; n < d->mb; n++)
@@ -374,7 +385,8 @@ static void dw_ncx(const kb_problem *p, const kb_tensors *t, int nthreads)
             float *o = dst + (n * d->oc + oc) * out_plane;
             for (int64_t oz = 0; oz < d->od; oz++)
                 for (int64_t oy = 0; oy < d->oh; oy++)
-                    dw_row_ncx(&q, s, wei + oc * taps, bias ? bias[oc] : 0.0f,
+                    dw_row_ncx(&q, &r, s, wei + oc * taps,
+                               bias ? bias[oc] : 0.0f,
                                oz, oy, o + (oz * d->oh + oy) * d->ow);
         }
 }
@@ -474,7 +486,7 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
     const kb_conv_desc *d = &p->conv;
     /* NXC depthwise keeps a block's taps on the stack: larger kernels
      * take the grouped GEMM below */
-    if (d->ic == d->g && p->layout != KB_LAYOUT_NXC) {
+    if (d->ic == d->g && p->layout != KB_LAYOUT_NXC && d->kw <= DW_MAX_KW) {
         dw_ncx(p, t, ws->nthreads);
         return;
     }
