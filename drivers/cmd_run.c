@@ -3,6 +3,7 @@
  * is written anywhere until all of it has been checked. */
 #include "drivers/commands.h"
 #include "drivers/memory.h"
+#include "drivers/roofline/placement.h"
 #include "drivers/run.h"
 
 #include <errno.h>
@@ -252,14 +253,10 @@ static int select_backends(cmdline *cl)
 /* --roof-level: one of the names kb_roofline_place takes. */
 static int parse_roof_level(const char *arg, const char **out)
 {
-    static const char *const names[] = {"auto", "L1", "L2", "L3", "DRAM"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(arg, names[i]) == 0) {
-            *out = names[i];
-            return 0;
-        }
-    fprintf(stderr, "kbench run: --roof-level '%s': expected auto, L1, L2, "
-            "L3 or DRAM\n", arg);
+    if ((*out = kb_roofline_level_name(arg)))
+        return 0;
+    fprintf(stderr, "kbench run: --roof-level '%s': expected %s\n", arg,
+            KB_ROOFLINE_LEVELS);
     return -1;
 }
 

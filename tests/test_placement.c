@@ -91,6 +91,10 @@ int main(void)
     d->cache_bytes[1] = 0;
     CHECK_STR(kb_roofline_level(d, 10e3), "DRAM");
 
+    CHECK_STR(kb_roofline_level_name("L3"), "L3");
+    CHECK(kb_roofline_level_name("L4") == NULL);
+    CHECK(kb_roofline_level_name("dram") == NULL);
+
     CHECK_STR(kb_roofline_precision("F32"), "fp32");
     CHECK(kb_roofline_precision("u8") == NULL);
     return CHECK_DONE();

@@ -161,6 +161,8 @@ int main(void)
     CHECK(report(1, b5) == KB_EXIT_USAGE);
     const char *b6[] = {at("nope.jsonl"), "--out", at("o4")};
     CHECK(report(3, b6) == KB_EXIT_USAGE);
+    const char *b7[] = {at("r1.jsonl"), "--level", "L4", "--out", at("o4")};
+    CHECK(report(5, b7) == KB_EXIT_USAGE);
     free(c);
     xmlCleanupParser();
     return CHECK_DONE();

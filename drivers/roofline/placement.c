@@ -23,6 +23,15 @@ const char *kb_bound_name(kb_bound b)
     return b == KB_BOUND_COMPUTE ? "compute" : "memory";
 }
 
+const char *kb_roofline_level_name(const char *name)
+{
+    static const char *const names[] = {"auto", "L1", "L2", "L3", "DRAM"};
+    for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return names[i];
+    return NULL;
+}
+
 const char *kb_roofline_level(const kb_device *d, double bytes)
 {
     static const char *const caches[] = {"L1", "L2", "L3"};

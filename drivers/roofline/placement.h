@@ -53,6 +53,12 @@ const char *kb_roofline_precision(const char *dtype);
 int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
                       kb_placement *out, char *err, size_t errlen);
 
+/* The level names kb_roofline_place takes ("auto", "L1", "L2", "L3",
+ * "DRAM"), for option parsers: name's canonical spelling, or NULL when it
+ * is not one of them. */
+const char *kb_roofline_level_name(const char *name);
+#define KB_ROOFLINE_LEVELS "auto, L1, L2, L3 or DRAM"
+
 /* The memory level a working set of `bytes` is served from when a case
  * runs again and again: the smallest cache of d that holds it (cache
  * sizes are totals over the caches the threads use) and has a measured

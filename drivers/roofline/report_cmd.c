@@ -480,7 +480,11 @@ static int parse_opts(int argc, char **argv, report *r)
         } else if (strcmp(a, "--out") == 0 && v) {
             r->out = argv[++i];
         } else if (strcmp(a, "--level") == 0 && v) {
-            r->level = argv[++i];
+            if (!(r->level = kb_roofline_level_name(argv[++i]))) {
+                fprintf(stderr, "kbench report: --level '%s': expected %s\n",
+                        v, KB_ROOFLINE_LEVELS);
+                return -1;
+            }
         } else if (strcmp(a, "--peaks") == 0 && v && r->npeaks < KB_SVG_MAX_SERIES) {
             r->peaks_path[r->npeaks++] = argv[++i];
         } else if (a[0] != '-' && r->nseries < KB_SVG_MAX_SERIES) {
