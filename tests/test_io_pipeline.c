@@ -102,6 +102,20 @@ static void test_usage(const char *root)
                       "--profile", "gpt", "--dir", root, NULL) == 2);
     CHECK(strstr(err, "gpt") != NULL);
     CHECK(io_test_cmd(err, sizeof err, "frob", NULL) == 2);
+    /* a dataset an older kbench wrote (no format line) is named as such,
+     * not reported as corrupt */
+    char dir[600], manifest[700];
+    snprintf(dir, sizeof dir, "%s/bert", root);
+    snprintf(manifest, sizeof manifest, "%s/kbench-io.manifest", dir);
+    FILE *f = fopen(manifest, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("profile bert\nfiles 3\nsamples_per_file 50\nseed 3\n", f);
+        fclose(f);
+    }
+    CHECK(io_test_cmd(err, sizeof err, "run", "--profiles", profiles,
+                      "--profile", "bert", "--dir", dir, NULL) == 2);
+    CHECK(strstr(err, "dataset format 1") && strstr(err, "regenerate"));
 }
 
 int main(void)
