@@ -4,7 +4,9 @@
  * its kernel.  Host tensors are filled by the driver and handed to
  * prepare(), which keeps whatever copies it needs (device buffers,
  * reordered layouts) untimed.  run() is synchronous and never copies
- * results back; read_output() does that, for validation and --dump.
+ * results back; read_output() does that, for validation and --dump, and
+ * write_input() copies the host tensors in again, so that the driver can
+ * check the output of the last timed run as well as the first.
  * Adding a backend is one folder and one line in backends/registry.c. */
 #ifndef KB_BACKEND_H
 #define KB_BACKEND_H
@@ -53,6 +55,18 @@ typedef struct kb_backend {
     /* Copy the outputs into the host tensors given to prepare().
      * NULL when run() already writes the host tensors. */
     int (*read_output)(void *plan, char *err, size_t len);
+
+    /* Copy the host tensors given to prepare() into the backend's own
+     * copies (device buffers, reordered layouts), untimed: the mirror of
+     * read_output.  The driver calls it before the checked last timed
+     * repetition, after restoring the inputs and poisoning the outputs,
+     * so a plan that kept stale results cannot pass.  Every backend that
+     * keeps a private copy of an output, or of a tensor it reads and
+     * writes, provides it; copies of pure inputs may stay as prepare()
+     * made them (the driver never changes pure inputs after prepare()).
+     * NULL when run() writes its outputs straight into the host tensors.
+     * Returns 0, or -1 with a message in err. */
+    int (*write_input)(void *plan, char *err, size_t len);
 
     void (*release)(void *plan);
 

@@ -29,7 +29,9 @@ static const kb_verb verbs[] = {
 void kb_print_exit_codes(FILE *out)
 {
     fputs("Exit codes:\n"
-          "  0    every case ran and validated (SKIPPED cases allowed)\n"
+          "  0    every case ran and validated (SKIPPED and MISTRUSTED cases\n"
+          "       allowed: MISTRUSTED, measured over 10 % above its roof\n"
+          "       with --peaks, does not change the exit code, as in benchdnn)\n"
           "  1    a validation failed (some case FAILED)\n"
           "  2    usage or input error: bad option, descriptor, batch file,\n"
           "       shape, unknown model/backend/kernel, a problem too large\n"

@@ -20,8 +20,10 @@ static void list_usage(FILE *out)
           "  backends  the backends of this build and what they report\n"
           "  layers    one row per catalog entry: layer, kernel, count,\n"
           "            descriptor, GFLOP per execution (at mb 1, or --mb N)\n"
-          "            and GFLOP x count; then the model's forward totals\n"
-          "            per sample, bias excluded\n\n",
+          "            and GFLOP x count, counting the conv taps inside the\n"
+          "            input (what GFLOP/s use) and every tap (dense); then\n"
+          "            the model's forward totals per sample, bias excluded,\n"
+          "            both ways (results/COUNTING.md)\n\n",
           out);
     kb_print_exit_codes(out);
 }
@@ -83,22 +85,41 @@ static int list_backends(void)
     return KB_EXIT_OK;
 }
 
-/* Forward work of a catalog, bias excluded, weighted by counts. */
+/* Forward work of a catalog per kind, bias excluded, weighted by counts:
+ * [kind][0] in bounds, [kind][1] dense. */
 typedef struct {
-    double conv, gemm, bnorm;
+    double flops[3][2];
 } kb_totals;
 
 static void add_totals(const kb_problem_list *l, kb_totals *t)
 {
     for (size_t i = 0; i < l->n; i++) {
         const kb_problem *p = &l->items[i];
-        double f = kb_problem_flops_nobias(p) * (double)p->count;
-        if (p->kind == KB_CONV)
-            t->conv += f;
-        else if (p->kind == KB_GEMM)
-            t->gemm += f;
-        else
-            t->bnorm += f;
+        t->flops[p->kind][0] += kb_problem_flops_nobias(p) * (double)p->count;
+        t->flops[p->kind][1] += kb_problem_flops_dense_nobias(p) * (double)p->count;
+    }
+}
+
+static void print_totals(const kb_totals *t)
+{
+    static const struct {
+        const char *name;
+        unsigned kinds;        /* bit k: kb_kind k is summed */
+    } rows[] = {{"conv", 1u << KB_CONV}, {"gemm", 1u << KB_GEMM},
+                {"bnorm", 1u << KB_BNORM},
+                {"conv+gemm", 1u << KB_CONV | 1u << KB_GEMM}};
+    printf("\nforward GFLOP per sample (weighted by count, bias excluded;\n"
+           "in bounds: conv taps on the padding not counted):\n"
+           "  %-10s %10s %10s\n", "", "in bounds", "dense");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        double f[2] = {0, 0};
+        for (int k = 0; k < 3; k++) {
+            if (!(rows[r].kinds & 1u << k))
+                continue;
+            f[0] += t->flops[k][0];
+            f[1] += t->flops[k][1];
+        }
+        printf("  %-10s %10.2f %10.2f\n", rows[r].name, f[0] * 1e-9, f[1] * 1e-9);
     }
 }
 
@@ -111,15 +132,17 @@ static void print_layer_rows(const kb_problem_list *l)
         if (len > width)
             width = len < (int)sizeof desc ? len : (int)sizeof desc - 1;
     }
-    printf("%-24s %-7s %6s  %-*s %12s %12s\n", "layer", "kernel", "count",
-           width, "descriptor", "GFLOP", "GFLOP*count");
+    printf("%-24s %-7s %6s  %-*s %12s %12s %12s\n", "layer", "kernel", "count",
+           width, "descriptor", "GFLOP", "GFLOP*count", "dense*count");
     for (size_t i = 0; i < l->n; i++) {
         const kb_problem *p = &l->items[i];
         double g = kb_problem_flops_nobias(p) * 1e-9;
+        double n = (double)p->count;
         kb_problem_format(p, desc, sizeof desc);
-        printf("%-24s %-7s %6lld  %-*s %12.4f %12.4f\n",
+        printf("%-24s %-7s %6lld  %-*s %12.4f %12.4f %12.4f\n",
                p->name[0] ? p->name : "-", kb_problem_kernel_name(p),
-               (long long)p->count, width, desc, g, g * (double)p->count);
+               (long long)p->count, width, desc, g, g * n,
+               kb_problem_flops_dense_nobias(p) * 1e-9 * n);
     }
 }
 
@@ -196,10 +219,7 @@ static int list_layers(int argc, char **argv)
      * --mb says (not every entry need scale with the batch). */
     kb_totals t = {0};
     add_totals(&per_sample, &t);
-    printf("\nforward GFLOP per sample (weighted by count, bias excluded):\n"
-           "  conv       %10.2f\n  gemm       %10.2f\n  bnorm      %10.2f\n"
-           "  conv+gemm  %10.2f\n",
-           t.conv * 1e-9, t.gemm * 1e-9, t.bnorm * 1e-9, (t.conv + t.gemm) * 1e-9);
+    print_totals(&t);
     kb_problem_list_free(&at_mb);
     kb_problem_list_free(&per_sample);
     return KB_EXIT_OK;

@@ -3,6 +3,7 @@
  * is written anywhere until all of it has been checked. */
 #include "drivers/commands.h"
 #include "drivers/memory.h"
+#include "drivers/peaks/peaks.h"
 #include "drivers/roofline/placement.h"
 #include "drivers/run.h"
 
@@ -77,8 +78,8 @@ static void usage(FILE *out)
     fputs(
         "usage: kbench run [options]\n"
         "Run problems on backends: validate each case against the reference,\n"
-        "then time it.  Without --model, --desc or --batch: every model's\n"
-        "catalog at mb 1.\n"
+        "then time it on the same plan and validate its last timed run too.\n"
+        "Without --model, --desc or --batch: every model's catalog at mb 1.\n"
         "\nselection:\n"
         "  --model M[,M...]     model catalogs (repeatable; kbench list models)\n"
         "  --desc STRING        a benchdnn-style descriptor (repeatable)\n"
@@ -504,8 +505,40 @@ static int check_memory(const kb_run_opts *o)
     return 0;
 }
 
-/* Everything before running: options, backends, problems, memory.
- * Returns 0 to run, 1 for --help, -1 for a usage or input error. */
+/* The last cache level of these sizes that is known, or 0. */
+static double last_level(const double cache_bytes[3])
+{
+    for (int l = 2; l >= 0; l--)
+        if (cache_bytes[l] > 0)
+            return cache_bytes[l];
+    return 0;
+}
+
+/* The last-level cache the byte counts assume (kernels/problem.h): the
+ * --peaks file's cpu device, else this machine's topology, all instances
+ * together.  Returns 0 after a warning when neither knows it. */
+static double llc_bytes(const kb_run_opts *o)
+{
+    const kb_device *d = o->ceilings ? kb_ceilings_device(o->ceilings, "cpu") : NULL;
+    double llc = d ? last_level(d->cache_bytes) : 0;
+    kb_topology t;
+    char err[256] = "no cache sizes in hwloc or sysfs";
+    if (llc > 0)
+        return llc;
+    if (kb_topology_detect(&t, err, sizeof err) == 0) {
+        double total[3];
+        for (int l = 0; l < 3; l++)
+            total[l] = t.cache_bytes[l] * t.cache_count[l];
+        llc = last_level(total);
+    }
+    if (llc <= 0)
+        fprintf(stderr, "kbench run: warning: last-level cache size unknown "
+                "(%s); training bnorm bytes assume src stays in cache\n", err);
+    return llc;
+}
+
+/* Everything before running: options, backends, problems, threads,
+ * memory.  Returns 0 to run, 1 for --help, -1 for a usage or input error. */
 static int prepare_run(cmdline *cl, int argc, char **argv)
 {
     int rc = parse_args(cl, argc, argv);
@@ -524,6 +557,9 @@ static int prepare_run(cmdline *cl, int argc, char **argv)
               "filters left none); expected at least one\n", stderr);
         return -1;
     }
+    /* Threads first: per-thread workspaces count in the memory check. */
+    kb_run_apply_threads(&cl->run);
+    cl->run.llc_bytes = llc_bytes(&cl->run);
     return check_memory(&cl->run);
 }
 

@@ -1,7 +1,8 @@
 /* commands.h - the kbench verbs and the exit codes they share.
  *
  * Exit codes (printed by `kbench --help`, listed in README.md):
- *   0   every case ran and validated (SKIPPED cases allowed)
+ *   0   every case ran and validated (SKIPPED and MISTRUSTED cases
+ *       allowed: MISTRUSTED alone does not change the code, as in benchdnn)
  *   1   a validation failed (some case FAILED)
  *   2   usage or input error: bad option, descriptor, batch file, shape,
  *       unknown model/backend/kernel, a problem too large for memory

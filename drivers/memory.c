@@ -109,7 +109,8 @@ int kb_case_bytes(const kb_problem *p, const kb_backend *b, uint64_t *bytes)
         add_u64(&total, inout) != 0)
         return -1;
     /* The reference writes its result into buffers of its own: count
-     * output-sized memory for it, as the validation step's peak. */
+     * output-sized memory for it, as the peak of either check (the
+     * in/out copy above lives through both; nothing else is added). */
     if (sum_bytes(p, OUTPUT_ARGS, &outs) != 0 || add_u64(&total, outs) != 0)
         return -1;
     if (b->extra_bytes && add_u64(&total, b->extra_bytes(p)) != 0)

@@ -18,13 +18,15 @@ int kb_memory_available(uint64_t *bytes);
 
 /* Bytes one case of p on backend b needs at its peak: the host tensors,
  * the copies the driver keeps (the initial content of tensors that are
- * both input and output, and an output-sized buffer for the reference
- * result during validation), and b's extra_bytes.  Returns 0, or -1 when
+ * both input and output, held for the whole case since it is restored
+ * before the checked last timed repetition, and an output-sized buffer
+ * for the reference result during each of the two checks), and b's
+ * extra_bytes.  Returns 0, or -1 when
  * the sum overflows 64 bits (a shape no machine can hold). */
 int kb_case_bytes(const kb_problem *p, const kb_backend *b, uint64_t *bytes);
 
 /* Bytes of the tensors of p that are both read and written (GEMM's dst
- * when beta != 0): what the driver copies before a validation run.
+ * when beta != 0): what the driver copies before the first run.
  * Returns 0, or -1 on overflow. */
 int kb_inout_bytes(const kb_problem *p, uint64_t *bytes);
 

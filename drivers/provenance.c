@@ -1,8 +1,10 @@
 /* provenance.c - what a run record says about where and how it ran: host,
- * CPU, threads and affinity, build, libraries, date, seed, command line. */
+ * CPU and its identity (cpu_id.c), threads and affinity, build, libraries,
+ * date, seed, command line. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_SET */
 #include "drivers/record.h"
 #include "drivers/peaks/peaks.h"
+#include "drivers/peaks/cpu_id.h"
 
 #include "buildinfo.h"
 
@@ -119,7 +121,8 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
 {
     memset(p, 0, sizeof *p);
     kb_host_name(p->host, sizeof p->host);
-    kb_cpu_model(p->cpu_model, sizeof p->cpu_model);
+    kb_cpu_id_detect(&p->cpu_id);
+    copy_str(p->cpu_model, sizeof p->cpu_model, p->cpu_id.model_name);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     p->cores_online = online > 0 ? (int)online : 0;
     p->threads = threads;

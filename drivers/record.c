@@ -9,6 +9,12 @@ const char *kb_status_name(kb_status s)
     case KB_FAILED: return "FAILED";
     case KB_SKIPPED: return "SKIPPED";
     case KB_ERROR: return "ERROR";
+    case KB_MISTRUSTED: return "MISTRUSTED";
     }
     return "ERROR";
+}
+
+bool kb_status_ran(kb_status s)
+{
+    return s == KB_PASSED || s == KB_FAILED || s == KB_MISTRUSTED;
 }

@@ -11,13 +11,21 @@
 #include "reference/reference.h"
 #include "drivers/stats.h"
 #include "drivers/roofline/placement.h"
+#include "drivers/peaks/cpu_id.h"
 
 #include <stdio.h>
 
-#define KB_SCHEMA_VERSION "kbench.results/1"
+#define KB_SCHEMA_VERSION "kbench.results/2"
 
-typedef enum { KB_PASSED, KB_FAILED, KB_SKIPPED, KB_ERROR } kb_status;
+/* MISTRUSTED (benchdnn's state): validated like PASSED, but measured
+ * more than KB_MISTRUST_PCT % of its roof (--peaks), which only a
+ * counting or timing error, or data served from a faster level, explains.
+ * It does not change the exit code by itself. */
+typedef enum { KB_PASSED, KB_FAILED, KB_SKIPPED, KB_ERROR, KB_MISTRUSTED } kb_status;
+#define KB_MISTRUST_PCT 110.0
 const char *kb_status_name(kb_status s);   /* "PASSED", ... */
+/* The case was validated and timed: PASSED, FAILED or MISTRUSTED. */
+bool kb_status_ran(kb_status s);
 
 /* One case: a problem on a backend. */
 typedef struct {
@@ -27,21 +35,30 @@ typedef struct {
     const char *model;               /* catalog name, or "" (--desc/--batch) */
     const char *backend;
     kb_status status;
-    char reason[256];                /* SKIPPED or ERROR: why; FAILED: first mismatch */
-    double flops, bytes;             /* per execution (roofline.md) */
+    char reason[256];                /* SKIPPED or ERROR: why; FAILED: first
+                                        mismatch, or why the last timed run
+                                        failed its check; MISTRUSTED: the
+                                        measured % of its roof */
+    double flops, bytes;             /* per execution (results/COUNTING.md) */
+    double flops_dense, llc_bytes;   /* every conv tap; the LLC bytes assumed */
     size_t workspace_bytes;          /* the backend's own allocations for the
                                         case (extra_bytes: im2col buffer,
                                         reordered copies), 0 when none */
-    /* timing; valid when status is PASSED or FAILED */
+    /* timing; valid when kb_status_ran(status) */
     int64_t nsamples;
     double *samples;                 /* seconds, every timed repetition */
     int64_t warmup;
     bool backend_timed;              /* samples came from the backend's own timer */
     kb_stats stats;                  /* over samples */
     double gflops, gbps;             /* from the median */
-    /* validation; valid when status is PASSED or FAILED */
+    /* validation; valid when kb_status_ran(status).  validation is the
+     * first run's check, or the last timed repetition's when that one
+     * failed where the first passed (the reason says so). */
     bool validated;
     kb_validation validation;
+    bool last_checked;               /* the last timed repetition's output
+                                        was checked too (not when the first
+                                        run already FAILED) */
     /* roofline; for cases that ran.  roof_placed only with a ceilings
      * file (--peaks) holding the case's device, precision and level;
      * otherwise roof_note says why (never an invented ceiling). */
@@ -54,6 +71,9 @@ typedef struct {
 typedef struct {
     char host[128];
     char cpu_model[160];
+    kb_cpu_id cpu_id;                /* vendor, family, model, stepping,
+                                        microcode, caches, kernel, governor,
+                                        microarchitecture (cpu_id.h) */
     int cores_online;
     int threads;                     /* OpenMP threads used */
     char affinity[256];              /* "0-1" from sched_getaffinity */
@@ -77,7 +97,7 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
 
 /* Summary counts, for the last record and the exit code. */
 typedef struct {
-    int64_t passed, failed, skipped, errors;
+    int64_t passed, failed, skipped, errors, mistrusted;
     bool interrupted;
 } kb_summary;
 

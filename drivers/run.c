@@ -171,6 +171,19 @@ static int snapshot_inputs(const kb_problem *p, const kb_tensors *t,
     return 0;
 }
 
+/* Put the tensors that are both input and output back as the snapshot
+ * holds them (the timed runs have accumulated into them since). */
+static void snapshot_restore(const kb_problem *p, const kb_tensors *in,
+                             kb_tensors *t)
+{
+    kb_arg_info info[KB_ARG_MAX];
+    kb_problem_args(p, info);
+    for (int a = 0; a < KB_ARG_MAX; a++)
+        if (in->ptr[a] != t->ptr[a])
+            memcpy(t->ptr[a], in->ptr[a],
+                   (size_t)info[a].nelems * kb_dtype_size(p->dt));
+}
+
 static void snapshot_free(const kb_tensors *t, kb_tensors *in)
 {
     for (int a = 0; a < KB_ARG_MAX; a++)
@@ -185,100 +198,163 @@ static void set_error(kb_case_record *r, const char *what, const char *why)
     snprintf(r->reason, sizeof r->reason, "%s: %s", what, why);
 }
 
-/* prepare, one run, read_output: the backend's result lands in t.
- * Returns 0, or -1 with r marked ERROR. */
-static int backend_once(const kb_problem *p, const kb_backend *b,
-                        kb_tensors *t, kb_case_record *r)
+/* One case's plan and data: the plan that is validated is the plan that
+ * is timed, over the same buffers. */
+typedef struct {
+    const kb_run_opts *o;
+    const kb_problem *p;
+    const kb_backend *b;
+    void *plan;
+    kb_tensors *t;             /* the host tensors given to prepare() */
+    const kb_tensors *inputs;  /* t's inputs as they were before any run */
+} case_ctx;
+
+/* read_output, then the reference check of what the last run left in
+ * c->t.  Returns 1 when it passes, 0 when it fails (v says how), or -1
+ * with r marked ERROR ("read_output failed<when>"). */
+static int check_output(const case_ctx *c, const char *when,
+                        kb_case_record *r, kb_validation *v)
 {
     char why[256] = "";
-    void *plan = NULL;
-    double elapsed;
-    if (b->prepare(p, t, &plan, why, sizeof why) != 0) {
-        set_error(r, "prepare failed", why);
+    if (c->b->read_output && c->b->read_output(c->plan, why, sizeof why) != 0) {
+        char what[96];
+        snprintf(what, sizeof what, "read_output failed%s", when);
+        set_error(r, what, why);
         return -1;
     }
-    int rc = 0;
-    if (b->run(plan, &elapsed, why, sizeof why) != 0) {
-        set_error(r, "run failed", why);
-        rc = -1;
-    } else if (b->read_output && b->read_output(plan, why, sizeof why) != 0) {
-        set_error(r, "read_output failed", why);
-        rc = -1;
-    }
-    b->release(plan);
-    return rc;
+    kb_validate_opts vo = {.sample_points = c->o->check_points,
+                           .seed = c->o->seed};
+    return kb_validate(c->p, c->inputs, c->t, &vo, v) ? 1 : 0;
 }
 
-/* VALIDATION step: fill, keep the inputs, poison, run once, compare with
- * the reference; then --dump.  Sets r PASSED, FAILED or ERROR.  Returns
- * 0, or -1 when the dump could not be written (printed; the run stops). */
-static int validate_step(run_state *rs, const kb_problem *p,
-                         const kb_backend *b, kb_tensors *t,
-                         kb_case_record *r)
+/* Check #1: one run on the freshly prepared plan, compared with the
+ * reference; then --dump.  Sets r PASSED, FAILED or ERROR.  Returns 0, or
+ * -1 when the dump could not be written (printed; the run stops). */
+static int check_first_run(run_state *rs, const case_ctx *c,
+                           kb_case_record *r)
 {
-    const kb_run_opts *o = rs->o;
+    char why[256] = "";
+    double elapsed;
+    if (c->b->run(c->plan, &elapsed, why, sizeof why) != 0) {
+        set_error(r, "run failed", why);
+        return 0;
+    }
+    int ok = check_output(c, "", r, &r->validation);
+    if (ok < 0)
+        return 0;
+    r->validated = true;
+    r->status = ok ? KB_PASSED : KB_FAILED;
+    if (!ok)
+        snprintf(r->reason, sizeof r->reason, "%s",
+                 r->validation.first_mismatch);
+    char err[512];
+    if (rs->dump && kb_dump_case(rs->dump, r->seq, c->b->name, c->p, r->desc,
+                                 c->inputs, c->t, err, sizeof err) != 0) {
+        progress_clear(rs);
+        fprintf(stderr, "kbench run: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int rep_once(void *ctx, double *elapsed, char *err, size_t len)
+{
+    const case_ctx *c = ctx;
+    return c->b->run(c->plan, elapsed, err, len);
+}
+
+/* Before the checked last repetition: the inputs back as they were, the
+ * outputs poisoned, and the backend's own copies rewritten from them, so
+ * only that repetition's work can pass the check after it. */
+static int before_last_rep(void *ctx, char *err, size_t len)
+{
+    const case_ctx *c = ctx;
+    snapshot_restore(c->p, c->inputs, c->t);
+    kb_poison_outputs(c->p, c->t);
+    char why[192] = "";
+    if (c->b->write_input && c->b->write_input(c->plan, why, sizeof why) != 0) {
+        snprintf(err, len, "write_input failed: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Why the last timed repetition failed the check the first run passed. */
+static void last_rep_reason(const kb_validation *v, kb_case_record *r)
+{
+    if (v->nonfinite > 0)
+        snprintf(r->reason, sizeof r->reason,
+                 "the last timed repetition left %lld outputs NaN or Inf "
+                 "(the poison written before it): its timed runs did not "
+                 "do the work", (long long)v->nonfinite);
+    else
+        snprintf(r->reason, sizeof r->reason,
+                 "the last timed repetition fails the check the first run "
+                 "passed (its timed runs did not do the same work): %.120s",
+                 v->first_mismatch);
+}
+
+/* Warm-up and timed repetitions on the validated plan.  When the first
+ * run PASSED, the last repetition is prepared by before_last_rep and its
+ * output checked too (check #2): a failure makes the case FAILED.
+ * Returns 0 with the samples in s (r marked ERROR when a run failed), or
+ * 1 when interrupted. */
+static int time_and_check_last(case_ctx *c, kb_case_record *r,
+                               kb_samples *s)
+{
+    const kb_run_opts *o = c->o;
+    char why[256] = "";
+    bool check = r->status == KB_PASSED;
+    kb_rep_opts ro = {.warmup = o->warmup, .reps = o->reps,
+                      .min_time = o->min_time, .max_reps = o->max_reps,
+                      .stop = kb_signal_stop,
+                      .before_last = check ? before_last_rep : NULL};
+    int rc = kb_time_reps(rep_once, c, &ro, s, why, sizeof why);
+    if (rc < 0)
+        set_error(r, "run failed (timing)", why);
+    if (rc != 0 || !check)
+        return rc > 0;
+    if (kb_signal_caught())
+        return 1;   /* the case will not be written: spare the check */
+    kb_validation v;
+    int ok = check_output(c, " (last timed repetition)", r, &v);
+    r->last_checked = ok >= 0;
+    if (ok == 0) {
+        r->validation = v;
+        r->status = KB_FAILED;
+        last_rep_reason(&v, r);
+    }
+    return 0;
+}
+
+/* The case on one plan, prepared once: fill the VALIDATION data, keep
+ * the inputs, poison the outputs, prepare, check the first run, then
+ * warm up, time, and check the last timed repetition.  Sets r PASSED,
+ * FAILED or ERROR.  Returns 0, 1 when interrupted, or -1 when the dump
+ * could not be written (the run stops). */
+static int measure_case(run_state *rs, const kb_problem *p,
+                        const kb_backend *b, kb_tensors *t,
+                        kb_case_record *r, kb_samples *s)
+{
     kb_tensors inputs;
-    kb_fill_inputs(p, t, KB_FILL_VALIDATION, o->seed);
+    kb_fill_inputs(p, t, KB_FILL_VALIDATION, rs->o->seed);
     if (snapshot_inputs(p, t, &inputs) != 0) {
         set_error(r, "validation", "out of memory copying input tensors");
         return 0;
     }
     kb_poison_outputs(p, t);
+    case_ctx c = {rs->o, p, b, NULL, t, &inputs};
+    char why[256] = "";
     int rc = 0;
-    if (backend_once(p, b, t, r) == 0) {
-        kb_validate_opts vo = {.sample_points = o->check_points,
-                               .seed = o->seed};
-        r->validated = true;
-        bool ok = kb_validate(p, &inputs, t, &vo, &r->validation);
-        r->status = ok ? KB_PASSED : KB_FAILED;
-        if (!ok)
-            snprintf(r->reason, sizeof r->reason, "%s",
-                     r->validation.first_mismatch);
-        char err[512];
-        if (rs->dump && kb_dump_case(rs->dump, r->seq, b->name, p, r->desc,
-                                     &inputs, t, err, sizeof err) != 0) {
-            progress_clear(rs);
-            fprintf(stderr, "kbench run: %s\n", err);
-            rc = -1;
-        }
+    if (b->prepare(p, t, &c.plan, why, sizeof why) != 0) {
+        set_error(r, "prepare failed", why);
+    } else {
+        rc = check_first_run(rs, &c, r);
+        if (rc == 0 && r->status != KB_ERROR && !kb_signal_caught())
+            rc = time_and_check_last(&c, r, s);
+        b->release(c.plan);
     }
     snapshot_free(t, &inputs);
-    return rc;
-}
-
-typedef struct {
-    const kb_backend *b;
-    void *plan;
-} rep_ctx;
-
-static int rep_once(void *ctx, double *elapsed, char *err, size_t len)
-{
-    rep_ctx *c = ctx;
-    return c->b->run(c->plan, elapsed, err, len);
-}
-
-/* TIMING step: fill random data, poison, prepare, warm up, time.
- * Returns 0 with the samples in s, 1 when interrupted, or -1 with r
- * marked ERROR. */
-static int time_step(const kb_run_opts *o, const kb_problem *p,
-                     const kb_backend *b, kb_tensors *t, kb_case_record *r,
-                     kb_samples *s)
-{
-    char why[256] = "";
-    rep_ctx c = {b, NULL};
-    kb_fill_inputs(p, t, KB_FILL_RANDOM, o->seed);
-    kb_poison_outputs(p, t);
-    if (b->prepare(p, t, &c.plan, why, sizeof why) != 0) {
-        set_error(r, "prepare failed (timing)", why);
-        return -1;
-    }
-    kb_rep_opts ro = {.warmup = o->warmup, .reps = o->reps,
-                      .min_time = o->min_time, .max_reps = o->max_reps,
-                      .stop = kb_signal_stop};
-    int rc = kb_time_reps(rep_once, &c, &ro, s, why, sizeof why);
-    b->release(c.plan);
-    if (rc < 0)
-        set_error(r, "run failed (timing)", why);
     return rc;
 }
 
@@ -297,6 +373,23 @@ static void set_timing(const kb_run_opts *o, const kb_samples *s,
         r->gflops = r->flops / r->stats.median * 1e-9;
         r->gbps = r->bytes / r->stats.median * 1e-9;
     }
+}
+
+/* A PASSED case measured more than KB_MISTRUST_PCT % of its roof:
+ * benchdnn's MISTRUSTED, with the roof it broke. */
+static void set_mistrusted(const kb_placement *pl, kb_case_record *r)
+{
+    char roof[96];
+    if (pl->bound == KB_BOUND_MEMORY)
+        snprintf(roof, sizeof roof, "%s bandwidth %.4g GB/s, AI %.3g",
+                 pl->memory->level, pl->bw_gbps, pl->ai);
+    else
+        snprintf(roof, sizeof roof, "%s peak %.4g GFLOP/s",
+                 pl->compute->level, pl->peak_gflops);
+    r->status = KB_MISTRUSTED;
+    snprintf(r->reason, sizeof r->reason,
+             "measured %.1f%% of its roof (%s): a counting or timing error, "
+             "or data served from a faster level", pl->pct, roof);
 }
 
 /* Place a timed case on the roofline of the --peaks ceilings, or say in
@@ -324,6 +417,9 @@ static void set_roofline(const kb_run_opts *o, const kb_backend *b,
                  "measured %.1f%% of its roof: a counting or timing error, or "
                  "data that stayed in a cache above %s",
                  r->roof.pct, r->roof.memory ? r->roof.memory->level : "DRAM");
+    if (r->roof_placed && r->status == KB_PASSED &&
+        r->roof.pct > KB_MISTRUST_PCT)
+        set_mistrusted(&r->roof, r);
 }
 
 static void count_status(kb_summary *sum, kb_status st)
@@ -333,6 +429,7 @@ static void count_status(kb_summary *sum, kb_status st)
     case KB_FAILED: sum->failed++; break;
     case KB_SKIPPED: sum->skipped++; break;
     case KB_ERROR: sum->errors++; break;
+    case KB_MISTRUSTED: sum->mistrusted++; break;
     }
 }
 
@@ -350,13 +447,15 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
     r.model = model;
     r.backend = b->name;
     r.flops = kb_problem_flops(p);
-    r.bytes = kb_problem_bytes(p);
+    r.flops_dense = kb_problem_flops_dense(p);
+    r.llc_bytes = rs->o->llc_bytes;
+    r.bytes = kb_problem_bytes(p, r.llc_bytes);
     r.workspace_bytes = b->extra_bytes ? b->extra_bytes(p) : 0;
     progress_show(rs, r.desc, b->name);
 
     kb_samples s = {0};
     kb_tensors t;
-    int timed = 0;
+    int rc = 0;
     if (!b->supports(p, r.reason, sizeof r.reason)) {
         r.status = KB_SKIPPED;
     } else if (kb_tensors_alloc(p, &t) != 0) {
@@ -365,13 +464,12 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
                  kb_problem_tensor_bytes(p));
         r.status = KB_ERROR;
     } else {
-        if (validate_step(rs, p, b, &t, &r) != 0)
+        rc = measure_case(rs, p, b, &t, &r, &s);
+        if (rc < 0)
             rs->output_failed = true;
-        else if (r.status != KB_ERROR && !kb_signal_caught())
-            timed = time_step(rs->o, p, b, &t, &r, &s);
         kb_tensors_free(&t);
     }
-    if (!rs->output_failed && timed != 1 && !kb_signal_caught()) {
+    if (!rs->output_failed && rc != 1 && !kb_signal_caught()) {
         set_timing(rs->o, &s, &r);
         if (r.nsamples > 0)
             set_roofline(rs->o, b, &r);
@@ -383,9 +481,7 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
 
 /* ---- the run ---- */
 
-/* One thread count for OpenMP and every library pool (OpenBLAS has its
- * own): --threads, else OpenMP's default (OMP_NUM_THREADS or the cores). */
-static void apply_threads(const kb_run_opts *o)
+void kb_run_apply_threads(const kb_run_opts *o)
 {
     int n = o->threads > 0 ? o->threads : omp_get_max_threads();
     omp_set_num_threads(n);
@@ -457,6 +553,8 @@ static void run_all_cases(run_state *rs)
         }
 }
 
+/* MISTRUSTED leaves the code alone, as in benchdnn: the output validated;
+ * only its speed is in doubt, and the records say why. */
 static int exit_code(const run_state *rs, int signo)
 {
     if (signo)
@@ -487,7 +585,6 @@ int kb_run_execute(const kb_run_opts *o)
         fprintf(stderr, "kbench run: cannot install signal handlers (%s); "
                         "an interrupt will lose the summary\n",
                 strerror(errno));
-    apply_threads(o);
     warn_backends(o);
     if (begin_writers(&rs) != 0)
         rs.output_failed = true;

@@ -37,6 +37,7 @@ typedef struct {
     const char *peaks_path;    /* --peaks FILE, NULL: none */
     const char *roof_level;    /* --roof-level: "auto" or L1/L2/L3/DRAM */
     kb_ceilings *ceilings;     /* loaded from peaks_path, owned */
+    double llc_bytes;          /* last-level cache for byte counts, 0: unknown */
     bool result_lines;
     bool quiet;                /* no table on stdout */
 
@@ -53,11 +54,17 @@ void kb_run_opts_free(kb_run_opts *o);
  * Returns 0, or -1 when out of memory (o keeps what it had). */
 int kb_run_add(kb_run_opts *o, const kb_problem_list *l, const char *model);
 
-/* Run every problem on every backend of o, writing records as they
- * finish.  Returns the exit code (commands.h): 0, 1 (some FAILED), 3
- * (some ERROR or a writer failed), 2 (an output file or --dump directory
- * cannot be created, before anything ran), or 128+signo when
- * interrupted. */
+/* One thread count for OpenMP and every library pool (OpenBLAS has its
+ * own): --threads, else OpenMP's default (OMP_NUM_THREADS or the cores).
+ * Called before the memory check, since workspaces sized per thread
+ * (extra_bytes) depend on it, and so before kb_run_execute.  Can't fail. */
+void kb_run_apply_threads(const kb_run_opts *o);
+
+/* Run every problem on every backend of o (threads already applied),
+ * writing records as they finish.  Returns the exit code (commands.h):
+ * 0 (MISTRUSTED cases allowed), 1 (some FAILED), 3 (some ERROR or a
+ * writer failed), 2 (an output file or --dump directory cannot be
+ * created, before anything ran), or 128+signo when interrupted. */
 int kb_run_execute(const kb_run_opts *o);
 
 #endif

@@ -97,14 +97,18 @@ int kb_time_reps(kb_rep_fn fn, void *ctx, const kb_rep_opts *o,
 
     /* min_time counts wall time from the first timed run, not the sum of
      * the samples: a backend timer that reports 0 could otherwise keep
-     * the loop going for ever. */
+     * the loop going for ever.  It is judged before a sample starts, so
+     * the loop knows that sample is the last before running it. */
     double start = kb_now();
     int64_t cap = o->max_reps <= 0 ? INT64_MAX
                   : o->max_reps > o->reps ? o->max_reps : o->reps;
-    while ((out->n < o->reps || kb_now() - start < o->min_time) &&
-           out->n < cap) {
+    for (bool last = false; !last;) {
         if (o->stop && o->stop())
             return 1;
+        last = (out->n + 1 >= o->reps && kb_now() - start >= o->min_time) ||
+               out->n + 1 >= cap;
+        if (last && o->before_last && o->before_last(ctx, err, len) != 0)
+            return -1;
         double sec;
         bool self;
         if (timed_call(fn, ctx, &sec, &self, err, len) != 0)

@@ -3,7 +3,8 @@
  * Measurement is explicit: warm-up runs are discarded, every timed sample
  * is kept, and the loop stops only when both the repetition count and the
  * minimum total time are met, at a cap on samples, or when asked to
- * stop. */
+ * stop.  The loop knows which sample will be its last before taking it,
+ * so the caller can prepare that one for a check of its output. */
 #ifndef KB_TIMING_H
 #define KB_TIMING_H
 
@@ -34,6 +35,11 @@ typedef struct {
                             so a microsecond kernel does not pile up
                             100,000 samples in the results */
     bool (*stop)(void);  /* polled between runs; NULL = never stop early */
+    /* Called untimed, with fn's ctx, right before the sample the loop has
+     * decided is its last (the driver restores the inputs and poisons
+     * the outputs there, to check that sample).  NULL: nothing to do.
+     * Returns 0, or -1 with a message in err, which ends the loop. */
+    int (*before_last)(void *ctx, char *err, size_t len);
 } kb_rep_opts;
 
 /* Samples of one loop; free with kb_samples_free. */
@@ -45,12 +51,15 @@ typedef struct {
 
 void kb_samples_free(kb_samples *s);
 
-/* Run fn o->warmup times untimed, then timed until o->reps samples and
- * o->min_time seconds of timed running are both reached, or o->max_reps
- * samples (when not 0; it never cuts below o->reps).
- * Returns 0 when done, 1 when o->stop asked to stop (the samples so far
- * are kept), or -1 with a message in err when fn failed or memory for the
- * samples ran out. */
+/* Run fn o->warmup times untimed, then timed.  A sample is the last
+ * when, counting it, there are o->reps samples and o->min_time seconds of
+ * timed running had passed before it started, or there are o->max_reps
+ * samples (when not 0; it never cuts below o->reps).  So the loop takes
+ * at least one sample, and o->before_last runs once, before the last.
+ * Returns 0 when done (the last sample taken), 1 when o->stop asked to
+ * stop (the samples so far are kept; the last was not reached), or -1
+ * with a message in err when fn or o->before_last failed or memory for
+ * the samples ran out. */
 int kb_time_reps(kb_rep_fn fn, void *ctx, const kb_rep_opts *o,
                  kb_samples *out, char *err, size_t len);
 

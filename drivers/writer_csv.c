@@ -16,6 +16,8 @@ static const char *const columns[] = {
     "gbps", "validation", "checked", "mismatches", "nonfinite",
     "max_abs_err", "max_rel_err", "tolerance", "attainable_gflops",
     "pct_of_attainable", "bound", "above_roof", "status", "reason",
+    /* added later, so positional readers of the older columns still work */
+    "flops_dense", "llc_bytes", "points",
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 
@@ -60,7 +62,7 @@ static int csv_begin(kb_writer *w, const kb_provenance *p)
 static int csv_case(kb_writer *w, const kb_case_record *r)
 {
     const kb_problem *p = r->problem;
-    bool timed = (r->status == KB_PASSED || r->status == KB_FAILED) && r->nsamples > 0;
+    bool timed = kb_status_ran(r->status) && r->nsamples > 0;
     bool val = r->validated;
     bool placed = timed && r->roof_placed;
     const kb_validation *v = &r->validation;
@@ -90,7 +92,7 @@ static int csv_case(kb_writer *w, const kb_case_record *r)
         num(b[21], 40, timed, r->stats.cv),
         num(b[22], 40, timed, r->gflops),
         num(b[23], 40, timed, r->gbps),
-        val ? (v->sampled ? "sampled" : "full") : "",
+        val ? kb_check_mode_name(v->mode) : "",
         num(b[25], 40, val, (double)v->checked),
         num(b[26], 40, val, (double)v->mismatches),
         num(b[27], 40, val, (double)v->nonfinite),
@@ -103,6 +105,9 @@ static int csv_case(kb_writer *w, const kb_case_record *r)
         placed ? (r->roof.above_roof ? "true" : "false") : "",
         kb_status_name(r->status),
         r->reason,
+        num(b[37], 40, true, r->flops_dense),
+        num(b[38], 40, r->llc_bytes > 0, r->llc_bytes),
+        num(b[39], 40, val, (double)v->points),
     };
     for (size_t c = 0; c < NCOLS; c++)
         put_field(w->out, c, f[c]);

@@ -72,6 +72,7 @@ static int jsonl_begin(kb_writer *w, const kb_provenance *p)
     cJSON_AddStringToObject(o, "date", p->date);
     cJSON_AddStringToObject(o, "host", p->host);
     cJSON_AddStringToObject(o, "cpu_model", p->cpu_model);
+    cJSON_AddItemToObject(o, "cpu_id", kb_cpu_id_to_json(&p->cpu_id));
     cJSON_AddNumberToObject(o, "cores_online", p->cores_online);
     cJSON_AddNumberToObject(o, "threads", p->threads);
     cJSON_AddStringToObject(o, "affinity", p->affinity);
@@ -129,7 +130,8 @@ static void add_validation(cJSON *o, const kb_validation *v)
     cJSON *val = cJSON_AddObjectToObject(o, "validation");
     if (!val)
         return;
-    cJSON_AddStringToObject(val, "mode", v->sampled ? "sampled" : "full");
+    cJSON_AddStringToObject(val, "mode", kb_check_mode_name(v->mode));
+    cJSON_AddNumberToObject(val, "points", (double)v->points);
     cJSON_AddNumberToObject(val, "checked", (double)v->checked);
     cJSON_AddNumberToObject(val, "mismatches", (double)v->mismatches);
     cJSON_AddNumberToObject(val, "nonfinite", (double)v->nonfinite);
@@ -185,16 +187,19 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     else
         cJSON_AddNullToObject(o, "mb");
     add_number(o, "flops", r->flops);
+    add_number(o, "flops_dense", r->flops_dense);
     add_number(o, "bytes", r->bytes);
+    add_number(o, "llc_bytes", r->llc_bytes > 0 ? r->llc_bytes : NAN);
     add_number(o, "ai", r->bytes > 0 ? r->flops / r->bytes : NAN);
     cJSON_AddNumberToObject(o, "workspace_bytes", (double)r->workspace_bytes);
-    bool ran = r->status == KB_PASSED || r->status == KB_FAILED;
-    if (ran && r->nsamples > 0) {
+    if (kb_status_ran(r->status) && r->nsamples > 0) {
         add_timing(o, r);
         add_roofline(o, r);
     }
-    if (r->validated)
+    if (r->validated) {
         add_validation(o, &r->validation);
+        cJSON_AddBoolToObject(o, "last_rep_checked", r->last_checked);
+    }
     cJSON_AddStringToObject(o, "status", kb_status_name(r->status));
     cJSON_AddStringToObject(o, "reason", r->reason);
     return write_object(w, o);
@@ -208,6 +213,7 @@ static int jsonl_end(kb_writer *w, const kb_summary *s)
     cJSON_AddNumberToObject(o, "failed", (double)s->failed);
     cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
     cJSON_AddNumberToObject(o, "errors", (double)s->errors);
+    cJSON_AddNumberToObject(o, "mistrusted", (double)s->mistrusted);
     cJSON_AddBoolToObject(o, "interrupted", s->interrupted);
     return write_object(w, o);
 }

@@ -29,7 +29,7 @@ static int table_begin(kb_writer *w, const kb_provenance *p)
     fprintf(w->out, "%4s %-10s %-22s %-7s %-8s %-*s %10s %9s %9s %8s %6s %9s %15s  %s\n",
             "seq", "model", "layer", "kernel", "backend", DESC_WIDTH, "descriptor",
             "median_ms", "GFLOP/s", "GB/s", "%roof", "CV%", "max_rel",
-            "mism/checked", "status");
+            "mism/points", "status");
     return finish(w);
 }
 
@@ -56,12 +56,15 @@ static int table_case(kb_writer *w, const kb_case_record *r)
 {
     const kb_problem *p = r->problem;
     const kb_validation *v = &r->validation;
-    bool timed = (r->status == KB_PASSED || r->status == KB_FAILED) && r->nsamples > 0;
+    bool timed = kb_status_ran(r->status) && r->nsamples > 0;
     char desc[DESC_WIDTH + 1], layer[23], med[32], gf[32], gb[32], cv[32],
         rel[32], mism[48], roof[32];
     if (r->validated)
         snprintf(mism, sizeof mism, "%lld/%lld%s", (long long)v->mismatches,
-                 (long long)v->checked, v->sampled ? "s" : "");
+                 (long long)v->points,
+                 v->mode == KB_CHECK_SAMPLED     ? "s"
+                 : v->mode == KB_CHECK_PROJECTED ? "p"
+                                                 : "");
     else
         snprintf(mism, sizeof mism, "-");
     /* % of the attainable roof and what bounds it: M(emory), C(ompute). */
@@ -84,18 +87,23 @@ static int table_case(kb_writer *w, const kb_case_record *r)
             mism, kb_status_name(r->status));
     if (r->status != KB_PASSED && r->reason[0])
         fprintf(w->out, "     %s: %s\n", kb_status_name(r->status), r->reason);
-    if (timed && r->roof_placed && r->roof.above_roof)
+    /* A MISTRUSTED case's reason already says how far above. */
+    if (timed && r->roof_placed && r->roof.above_roof &&
+        r->status != KB_MISTRUSTED)
         fprintf(w->out, "     ABOVE ROOF: %s\n", r->roof_note);
     return finish(w);
 }
 
 static int table_end(kb_writer *w, const kb_summary *s)
 {
-    fprintf(w->out, "%lld passed, %lld failed, %lld skipped, %lld errors%s"
-            "  (mism/checked: \"s\" = sampled validation; %%roof: of the "
+    fprintf(w->out, "%lld passed, %lld failed, %lld skipped, %lld errors, "
+            "%lld mistrusted%s"
+            "  (mism/points: \"p\" = projected, \"s\" = sampled validation; "
+            "%%roof: of the "
             "attainable, M/C = memory/compute bound, ! = above the roof)\n",
             (long long)s->passed, (long long)s->failed, (long long)s->skipped,
-            (long long)s->errors, s->interrupted ? ", INTERRUPTED" : "");
+            (long long)s->errors, (long long)s->mistrusted,
+            s->interrupted ? ", INTERRUPTED" : "");
     return finish(w);
 }
 

@@ -34,9 +34,10 @@ int kb_batch_load(const char *path, const kb_settings *s,
 /* ---- model catalogs ---- */
 #define KB_MODEL_NAME_MAX 32
 
-/* Directory holding the catalogs: $KBENCH_CATALOG_DIR if set, else the
- * source tree's kernels/catalog recorded at build time. */
-const char *kb_catalog_dir(void);
+/* Directory holding the catalogs: $KBENCH_CATALOG_DIR if set, else
+ * catalog/ in the data directory (kernels/data_dir.h).  NULL, with err
+ * saying why, when there is no data directory. */
+const char *kb_catalog_dir(char *err, size_t errlen);
 
 /* Sorted model names (file stems of *.txt) into names; returns how many
  * (at most max), or -1 with err when the directory cannot be read. */

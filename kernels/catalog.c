@@ -1,7 +1,7 @@
-/* catalog.c - model catalogs: kernels/catalog/MODEL.txt batch files. */
+/* catalog.c - model catalogs: MODEL.txt batch files in share/kbench/catalog
+ * (source: kernels/catalog/). */
 #include "kernels/batch.h"
-
-#include "buildinfo.h"
+#include "kernels/data_dir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,12 +12,15 @@
 
 #define MODELS_MAX 64
 
-/* Returns $KBENCH_CATALOG_DIR when set and non-empty, else the source
- * tree's kernels/catalog recorded at configure time.  Can't fail. */
-const char *kb_catalog_dir(void)
+/* See batch.h. */
+const char *kb_catalog_dir(char *err, size_t errlen)
 {
+    static char dir[4096];
     const char *env = getenv("KBENCH_CATALOG_DIR");
-    return env && *env ? env : KB_CATALOG_DIR;
+    if (env && *env)
+        return env;
+    return kb_data_path("catalog", dir, sizeof dir, err, errlen) == 0 ? dir
+                                                                     : NULL;
 }
 
 /* Inserts name into the sorted names[0..*n), keeping at most max.  Can't
@@ -41,7 +44,9 @@ static void insert_sorted(char names[][KB_MODEL_NAME_MAX], int *n, int max,
 int kb_catalog_models(char names[][KB_MODEL_NAME_MAX], int max, char *err,
                       size_t errlen)
 {
-    const char *dir = kb_catalog_dir();
+    const char *dir = kb_catalog_dir(err, errlen);
+    if (!dir)
+        return -1;
     DIR *d = opendir(dir);
     struct dirent *e;
     int n = 0;
@@ -83,6 +88,7 @@ int kb_catalog_load(const char *model, int64_t mb, const kb_settings *s,
     n = kb_catalog_models(names, MODELS_MAX, err, errlen);
     if (n < 0)
         return -1;
+    const char *dir = kb_catalog_dir(err, errlen); /* found: models read */
     list[0] = '\0';
     for (int i = 0; i < n; i++) {
         found |= strcmp(names[i], model) == 0;
@@ -92,11 +98,11 @@ int kb_catalog_load(const char *model, int64_t mb, const kb_settings *s,
     /* comparing with the listed names also keeps paths out of `model` */
     if (!found) {
         snprintf(err, errlen, "unknown model '%s'; expected one of: %s (in "
-                 "%s)", model, n ? list : "(none)", kb_catalog_dir());
+                 "%s)", model, n ? list : "(none)", dir);
         return -1;
     }
-    if ((size_t)snprintf(path, sizeof path, "%s/%s.txt", kb_catalog_dir(),
-                         model) >= sizeof path) {
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.txt", dir, model) >=
+        sizeof path) {
         snprintf(err, errlen, "catalog path for '%s' is too long", model);
         return -1;
     }

@@ -1,13 +1,20 @@
-/* counts.c - FLOPs and compulsory bytes of a problem (shared/design/roofline.md).
+/* counts.c - FLOPs and compulsory bytes of a problem (results/COUNTING.md).
  *
- * Conventions (documented in results/SCHEMA.md):
+ * Conventions (results/COUNTING.md states them in full):
  * - 2 FLOPs per multiply-add; a conv bias adds one FLOP per output element.
+ * - Conv FLOPs count the taps that fall inside the input, as benchdnn
+ *   does: a tap on the zero padding multiplies nothing.  The dense count
+ *   (every tap), in which model totals are usually stated, is kept beside
+ *   it.
  * - Minimum bytes count each tensor once: what must cross from memory at
  *   least once, whatever the backend's layout, reorders or write-allocate.
  * - bnorm training (FWD_D) counts 5 FLOPs per element (sum, sum of squares,
- *   normalise) and the same minimum traffic as inference, 2 passes over
- *   the data (read src, write dst) plus 4 per-channel vectors: the
- *   statistics passes are assumed to stay in cache.
+ *   normalise); its statistics pass and normalise pass both read src.  A
+ *   channel's values can be normalised only once all of them were summed,
+ *   so the least a kernel must keep in cache between its passes is one
+ *   channel's slice (N x spatial): src is read twice from memory when that
+ *   slice does not fit in the last-level cache, once when it does or when
+ *   the cache size is unknown (the minimum).
  * Counts are doubles: large models at large batches exceed 2^53 only in
  * the last bits, which no figure needs. */
 #include "kernels/problem.h"
@@ -21,6 +28,32 @@ static double conv_dst(const kb_conv_desc *c)
 static double bnorm_elems(const kb_bnorm_desc *b)
 {
     return (double)b->mb * b->ic * b->id * b->ih * b->iw;
+}
+
+/* Taps of one spatial dim that land inside the input, summed over its
+ * outputs: #{(o, k) : 0 <= o*s - p + k*(d+1) < in}.  O(out * k) loops,
+ * exact, whatever the stride, padding and dilation. */
+static double taps_in_bounds(int64_t in, int64_t out, int64_t k, int64_t s,
+                             int64_t p, int64_t d)
+{
+    double n = 0;
+    for (int64_t o = 0; o < out; o++)
+        for (int64_t t = 0; t < k; t++) {
+            int64_t i = o * s - p + t * (d + 1);
+            n += i >= 0 && i < in;
+        }
+    return n;
+}
+
+/* Multiply-adds of a conv, counting only in-bounds taps.  A tap's
+ * position is in bounds when it is along every dim, so the count per
+ * (image, output channel, input channel) is the product of the dims'. */
+static double conv_macs_in_bounds(const kb_conv_desc *c)
+{
+    return (double)c->mb * c->oc * (c->ic / c->g) *
+           taps_in_bounds(c->id, c->od, c->kd, c->sd, c->pd, c->dd) *
+           taps_in_bounds(c->ih, c->oh, c->kh, c->sh, c->ph, c->dh) *
+           taps_in_bounds(c->iw, c->ow, c->kw, c->sw, c->pw, c->dw);
 }
 
 /* Returns true for a conv run with bias (FWD_B). */
@@ -51,13 +84,15 @@ int64_t kb_problem_accumulation_length(const kb_problem *p)
     return 0;
 }
 
-/* FLOPs without the conv bias; can't fail. */
-double kb_problem_flops_nobias(const kb_problem *p)
+/* FLOPs without the conv bias, conv taps counted in bounds or dense.
+ * Can't fail. */
+static double flops_nobias(const kb_problem *p, bool dense)
 {
     const kb_gemm_desc *g = &p->gemm;
     switch (p->kind) {
     case KB_CONV:
-        return 2.0 * conv_dst(&p->conv) * kb_problem_accumulation_length(p);
+        return 2.0 * (dense ? conv_dst(&p->conv) * kb_problem_accumulation_length(p)
+                            : conv_macs_in_bounds(&p->conv));
     case KB_GEMM:
         /* beta * C costs one FLOP per element of C */
         return 2.0 * g->m * g->n * g->k + (g->beta != 0.0 ? (double)g->m * g->n : 0);
@@ -67,15 +102,46 @@ double kb_problem_flops_nobias(const kb_problem *p)
     return 0;
 }
 
-/* FLOPs including the conv bias; can't fail. */
-double kb_problem_flops(const kb_problem *p)
+static double with_bias(const kb_problem *p, double f)
 {
-    double f = kb_problem_flops_nobias(p);
     return kb_problem_has_bias(p) ? f + conv_dst(&p->conv) : f;
 }
 
+/* The four FLOP counts; none can fail. */
+double kb_problem_flops_nobias(const kb_problem *p)
+{
+    return flops_nobias(p, false);
+}
+
+double kb_problem_flops(const kb_problem *p)
+{
+    return with_bias(p, flops_nobias(p, false));
+}
+
+double kb_problem_flops_dense_nobias(const kb_problem *p)
+{
+    return flops_nobias(p, true);
+}
+
+double kb_problem_flops_dense(const kb_problem *p)
+{
+    return with_bias(p, flops_nobias(p, true));
+}
+
+/* Can't fail. */
+bool kb_problem_bytes_reread(const kb_problem *p, double llc_bytes)
+{
+    if (p->kind != KB_BNORM || p->dir != KB_FWD_D || !(llc_bytes > 0))
+        return false;
+    /* one channel's slice: what a kernel finishing a channel at a time
+     * keeps in cache between its two passes */
+    const kb_bnorm_desc *b = &p->bnorm;
+    double slice = (double)kb_dtype_size(p->dt) * b->mb * b->id * b->ih * b->iw;
+    return slice > llc_bytes;
+}
+
 /* Minimum bytes; can't fail. */
-double kb_problem_bytes(const kb_problem *p)
+double kb_problem_bytes(const kb_problem *p, double llc_bytes)
 {
     double e = (double)kb_dtype_size(p->dt);
     const kb_conv_desc *c = &p->conv;
@@ -91,9 +157,13 @@ double kb_problem_bytes(const kb_problem *p)
         /* C is read as well as written when beta != 0 */
         return e * ((double)g->m * g->k + (double)g->k * g->n +
                     (double)g->m * g->n * (g->beta != 0.0 ? 2 : 1));
-    case KB_BNORM:
-        /* src read, dst written; mean, variance, scale, shift per channel */
-        return e * (2.0 * bnorm_elems(&p->bnorm) + 4.0 * p->bnorm.ic);
+    case KB_BNORM: {
+        /* src read (twice when training cannot keep a channel's slice in
+         * cache between the passes), dst
+         * written; mean, variance, scale, shift per channel */
+        double src_reads = kb_problem_bytes_reread(p, llc_bytes) ? 2.0 : 1.0;
+        return e * ((src_reads + 1.0) * bnorm_elems(&p->bnorm) + 4.0 * p->bnorm.ic);
+    }
     }
     return 0;
 }

@@ -112,13 +112,25 @@ int kb_dtype_parse(const char *s, kb_dtype *out);         /* 0 or -1 */
 int kb_layout_parse(const char *s, kb_layout *out);       /* nchw, nhwc, ncdhw, ndhwc, abx, axb */
 int kb_dir_parse(const char *s, kb_dir *out);             /* FWD_D, FWD_B, FWD_I */
 
-/* Work and compulsory traffic (../shared/design/roofline.md; documented in
- * results/SCHEMA.md).  kb_problem_flops counts 2 per multiply-add and
- * includes the bias when the problem has one; kb_problem_flops_nobias
- * leaves it out, as the model totals do. */
+/* Work and compulsory traffic (results/COUNTING.md).  FLOPs count 2 per
+ * multiply-add.  kb_problem_flops is the work behind GFLOP/s and the
+ * roofline: conv taps that fall on the padding are not counted (benchdnn's
+ * count), the bias is included when the problem has one.  The _dense
+ * counts take every tap; the _nobias ones leave the bias out.  Model
+ * totals are stated without bias, dense and in bounds. */
 double kb_problem_flops(const kb_problem *p);
 double kb_problem_flops_nobias(const kb_problem *p);
-double kb_problem_bytes(const kb_problem *p);
+double kb_problem_flops_dense(const kb_problem *p);
+double kb_problem_flops_dense_nobias(const kb_problem *p);
+
+/* Minimum bytes, given the last-level cache's size in bytes (all its
+ * instances together; 0 when unknown).  Only training bnorm depends on
+ * it: its src is read a second time when one channel's slice (N x
+ * spatial) does not fit, which kb_problem_bytes_reread says (never with an
+ * unknown cache). */
+double kb_problem_bytes(const kb_problem *p, double llc_bytes);
+bool kb_problem_bytes_reread(const kb_problem *p, double llc_bytes);
+
 bool kb_problem_has_bias(const kb_problem *p);
 
 /* A 1x1(x1), stride-1, unpadded convolution: its input, image by image

@@ -1,7 +1,9 @@
 /* compare.c - the tolerance model and the comparison of a backend's
- * outputs with the reference (full, or on a seeded sample of points). */
+ * outputs with the reference: full, projected (projected.c) or on a
+ * seeded sample of distinct points; the choice between them. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reference/ref_internal.h"
@@ -46,7 +48,17 @@ double kb_tolerance(const kb_problem *p)
     return ulps * u;
 }
 
-/* Reference work per output point, for choosing full or sampled mode:
+const char *kb_check_mode_name(kb_check_mode m)
+{
+    switch (m) {
+    case KB_CHECK_FULL: return "full";
+    case KB_CHECK_PROJECTED: return "projected";
+    case KB_CHECK_SAMPLED: return "sampled";
+    }
+    return "?";
+}
+
+/* Reference work per output point, for choosing the mode:
  * a dot product for conv and GEMM; O(1) for bnorm, whose per-channel
  * statistics are computed once, before comparing. */
 static double point_cost(const kb_problem *p)
@@ -124,18 +136,52 @@ static void compare_point(const kb_ref_ctx *ctx, kb_arg a, const void *got_base,
     }
 }
 
+/* A keyed bijection of [0, range): rounds of adding a key, multiplying by
+ * an odd constant and xoring the high bits into the low ones, each
+ * invertible mod 2^bits; values past range are mapped again (cycle
+ * walking), which keeps it a bijection of [0, range). */
+typedef struct {
+    uint64_t range, mask, key[4];
+    int shift;
+} permutation;
+
+static permutation permutation_make(uint64_t range, uint64_t seed)
+{
+    permutation pm = {.range = range};
+    int bits = 1;
+    while (bits < 63 && (UINT64_C(1) << bits) < range)
+        bits++;
+    pm.mask = (UINT64_C(1) << bits) - 1;
+    pm.shift = (bits + 1) / 2;
+    for (int r = 0; r < 4; r++)
+        pm.key[r] = kb_ref_hash(seed, 0x5a3e1eull, (uint64_t)r);
+    return pm;
+}
+
+static uint64_t permute(const permutation *pm, uint64_t x)
+{
+    do {
+        for (int r = 0; r < 4; r++) {
+            x = (x + pm->key[r]) & pm->mask;
+            x = (x * UINT64_C(0x9e3779b97f4a7c15)) & pm->mask;
+            x ^= x >> pm->shift;
+        }
+    } while (x >= pm->range);
+    return x;
+}
+
 /* Linear element number of compared point k out of npoints: all elements
  * in order when npoints covers the tensor; otherwise the first, the last,
- * then seeded random ones (a point may repeat; it is counted each time). */
-static int64_t point_element(const kb_arg_info *info, kb_arg a,
-                             int64_t npoints, int64_t k, uint64_t seed)
+ * then distinct seeded random ones in between (pm permutes
+ * [0, nelems - 2)). */
+static int64_t point_element(const kb_arg_info *info, const permutation *pm,
+                             int64_t npoints, int64_t k)
 {
     if (npoints == info->nelems || k == 0)
         return k;
     if (k == 1)
         return info->nelems - 1;
-    return (int64_t)(kb_ref_hash(seed, (uint64_t)a, (uint64_t)k) %
-                     (uint64_t)info->nelems);
+    return 1 + (int64_t)permute(pm, (uint64_t)(k - 2));
 }
 
 /* Compare npoints points of output a, merging into total.  Point numbers
@@ -147,16 +193,19 @@ static void compare_tensor(const kb_ref_ctx *ctx, kb_arg a, const void *got,
 {
     const int64_t base = total->checked;
     const kb_arg_info *info = &ctx->info[a];
+    const permutation pm = permutation_make(
+        info->nelems > 2 ? (uint64_t)info->nelems - 2 : 1,
+        kb_ref_hash(seed, (uint64_t)a, 0));
 
-#pragma omp parallel
+#pragma omp parallel if ((double)npoints * point_cost(ctx->p) >= \
+                         KB_REF_PARALLEL_MIN)
     {
         tally mine;
         tally_init(&mine);
 #pragma omp for schedule(dynamic, 256)
         for (int64_t k = 0; k < npoints; k++) {
             int64_t idx[KB_MAX_DIMS];
-            kb_ref_unravel(info, point_element(info, a, npoints, k, seed),
-                           idx);
+            kb_ref_unravel(info, point_element(info, &pm, npoints, k), idx);
             compare_point(ctx, a, got, idx, base + k, tol, &mine);
         }
 #pragma omp critical(kb_compare_merge)
@@ -177,7 +226,7 @@ static int64_t scan_nonfinite(const kb_ref_ctx *ctx, kb_arg a,
     int64_t count = 0, lowest = INT64_MAX;
 
 #pragma omp parallel for schedule(static) reduction(+ : count) \
-    reduction(min : lowest)
+    reduction(min : lowest) if (info->nelems >= KB_REF_PARALLEL_MIN)
     for (int64_t ch = 0; ch < nchunks; ch++) {
         int64_t idx[KB_MAX_DIMS];
         int64_t end = (ch + 1) * chunk < info->nelems ? (ch + 1) * chunk
@@ -211,13 +260,133 @@ static void describe_nonfinite(const kb_ref_ctx *ctx, kb_arg a,
     snprintf(buf, len, "%s: got %s (non-finite)", ix, g);
 }
 
+/* PROJECTED: every group's sums (in parallel), then the point-by-point
+ * comparison of the failing groups' elements, lowest group first, until
+ * `budget` points are compared.  Fills v's counts, maxima and message;
+ * returns -1 when out of memory (v untouched), else 0. */
+static int check_projected(const kb_ref_ctx *ctx, const kb_proj *pj,
+                           const void *got, int64_t budget, kb_validation *v)
+{
+    const double tol = v->tolerance;
+    unsigned char *failed = calloc((size_t)pj->groups, 1);
+    int64_t nfailed = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+
+    if (!failed)
+        return -1;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : nfailed) \
+    reduction(max : max_abs, max_rel) \
+    if (ctx->info[KB_ARG_DST].nelems >= KB_REF_PARALLEL_MIN)
+    for (int64_t g = 0; g < pj->groups; g++) {
+        double ga, gr, diff;
+        if (kb_proj_group(ctx, pj, tol, got, g, &ga, &gr, &diff)) {
+            max_abs = fmax(max_abs, ga);
+            max_rel = fmax(max_rel, gr);
+        } else {
+            failed[g] = 1;
+            nfailed++;
+        }
+    }
+
+    /* Diagnosis: which elements of the failing groups are wrong.  A
+     * failing group always holds one (projected.c), but count a group
+     * whose elements all pass, or that the budget leaves out, once. */
+    tally diag;
+    tally_init(&diag);
+    int64_t unexplained = nfailed, first = -1;
+    for (int64_t g = 0; g < pj->groups && diag.checked < budget; g++) {
+        if (!failed[g])
+            continue;
+        int64_t before = diag.mismatches;
+        if (first < 0)
+            first = g;
+        for (int64_t j = 0; j < pj->group_size; j++) {
+            int64_t idx[KB_MAX_DIMS];
+            kb_proj_group_index(ctx, pj, g, j, idx);
+            compare_point(ctx, KB_ARG_DST, got, idx, diag.checked, tol, &diag);
+        }
+        if (diag.mismatches > before)
+            unexplained--;
+    }
+    free(failed);
+
+    v->checked = diag.checked;
+    v->mismatches = diag.mismatches + unexplained;
+    v->max_abs_err = fmax(max_abs, diag.max_abs);
+    v->max_rel_err = fmax(max_rel, diag.max_rel);
+    if (first >= 0) {
+        char where[64];
+        double ga, gr, diff;
+        kb_proj_describe(ctx, pj, first, where, sizeof where);
+        kb_proj_group(ctx, pj, tol, got, first, &ga, &gr, &diff);
+        int n = diff != 0.0
+                    ? snprintf(v->first_mismatch, sizeof v->first_mismatch,
+                               "projected check failed in %s (sum differs "
+                               "by %.17g)", where, diff)
+                    : snprintf(v->first_mismatch, sizeof v->first_mismatch,
+                               "projected check failed in %s (an element is "
+                               "not near any possible exact value)", where);
+        /* Then the element, truncated to what is left. */
+        int left = (int)sizeof v->first_mismatch - n - 3;
+        if (n > 0 && left > 0)
+            snprintf(v->first_mismatch + n, (size_t)left + 3, "; %.*s", left,
+                     diag.mismatches ? diag.first
+                                     : "no element beyond tolerance");
+    }
+    return 0;
+}
+
+/* FULL or SAMPLED: npoints per output tensor (all, or the sample). */
+static void check_points(const kb_ref_ctx *ctx, const kb_tensors *t,
+                         int64_t sample, uint64_t seed, kb_validation *v)
+{
+    tally total;
+    tally_init(&total);
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        if (!ctx->info[a].used || !ctx->info[a].is_output)
+            continue;
+        int64_t npoints = ctx->info[a].nelems;
+        if (v->mode == KB_CHECK_SAMPLED && npoints > sample + 2)
+            npoints = sample + 2;
+        compare_tensor(ctx, (kb_arg)a, t->ptr[a], npoints, seed,
+                       v->tolerance, &total);
+    }
+    v->points = v->checked = total.checked;
+    v->mismatches = total.mismatches;
+    v->max_abs_err = total.max_abs;
+    v->max_rel_err = total.max_rel;
+    /* A compared point names the problem better than the scan does. */
+    if (total.mismatches > 0)
+        memcpy(v->first_mismatch, total.first, sizeof v->first_mismatch);
+}
+
+/* The mode (reference.h gives the policy).  A full comparison costs
+ * `work` multiply-adds; the projected one kb_proj_cost, when it is exact
+ * on these inputs (kb_proj_init returns 0 and leaves *pj ready only when
+ * PROJECTED is chosen).  Returns the mode, or -1 when out of memory. */
+static int choose_mode(const kb_ref_ctx *ctx, double work,
+                       const kb_validate_opts *o, double tol, kb_proj *pj)
+{
+    if (ctx->p->kind == KB_BNORM || work <= (double)o->full_max_macs)
+        return KB_CHECK_FULL;
+    int rc = kb_proj_init(ctx, tol, o->seed, pj);
+    if (rc < 0)
+        return -1;
+    if (rc > 0)
+        return KB_CHECK_SAMPLED;
+    if (kb_proj_cost(ctx->p) < work)
+        return KB_CHECK_PROJECTED;
+    kb_proj_free(pj);
+    return KB_CHECK_FULL;
+}
+
 bool kb_validate(const kb_problem *p, const kb_tensors *inputs,
                  const kb_tensors *t, const kb_validate_opts *opts,
                  kb_validation *v)
 {
     kb_validate_opts o = {0};
     kb_ref_ctx ctx;
-    tally total;
+    kb_proj pj;
     double work = 0.0;
 
     if (opts)
@@ -253,27 +422,24 @@ bool kb_validate(const kb_problem *p, const kb_tensors *inputs,
         work += (double)ctx.info[a].nelems * point_cost(p);
     }
 
-    /* 2. Compare every point when the reference work is affordable, else
-     *    a seeded sample per tensor (plus its first and last element). */
-    v->sampled = work > (double)o.full_max_macs;
-    tally_init(&total);
-    for (int a = 0; a < KB_ARG_MAX; a++) {
-        if (!ctx.info[a].used || !ctx.info[a].is_output)
-            continue;
-        int64_t npoints = ctx.info[a].nelems;
-        if (v->sampled && npoints > o.sample_points + 2)
-            npoints = o.sample_points + 2;
-        compare_tensor(&ctx, (kb_arg)a, t->ptr[a], npoints, o.seed,
-                       v->tolerance, &total);
+    /* 2. Compare: full, projected or sampled. */
+    int mode = choose_mode(&ctx, work, &o, v->tolerance, &pj);
+    if (mode >= 0)
+        v->mode = (kb_check_mode)mode;
+    if (mode == KB_CHECK_PROJECTED) {
+        v->points = ctx.info[KB_ARG_DST].nelems;
+        if (check_projected(&ctx, &pj, t->ptr[KB_ARG_DST], o.sample_points,
+                            v) != 0)
+            mode = -1;
+        kb_proj_free(&pj);
+    } else if (mode >= 0) {
+        check_points(&ctx, t, o.sample_points, o.seed, v);
     }
     kb_ref_ctx_free(&ctx);
-
-    v->checked = total.checked;
-    v->mismatches = total.mismatches;
-    v->max_abs_err = total.max_abs;
-    v->max_rel_err = total.max_rel;
-    /* A compared point names the problem better than the scan does. */
-    if (total.mismatches > 0)
-        memcpy(v->first_mismatch, total.first, sizeof v->first_mismatch);
+    if (mode < 0) {
+        snprintf(v->first_mismatch, sizeof v->first_mismatch,
+                 "out of memory for the projected check");
+        return false;
+    }
     return v->mismatches == 0 && v->nonfinite == 0;
 }

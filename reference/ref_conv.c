@@ -2,8 +2,7 @@
  * dilation, bias): one direct dot product per output element. */
 #include "reference/ref_internal.h"
 
-/* Write a [N or K, C, (D,) H, W] logical index; 2D problems drop D. */
-static void pack_index(int64_t *idx, int ndims, int64_t a, int64_t b,
+void kb_ref_conv_index(int64_t *idx, int ndims, int64_t a, int64_t b,
                        int64_t d, int64_t h, int64_t w)
 {
     idx[0] = a;
@@ -18,10 +17,8 @@ static void pack_index(int64_t *idx, int ndims, int64_t a, int64_t b,
     }
 }
 
-/* Input coordinate read by output coordinate o at kernel tap t, or -1
- * when it falls in the zero padding.  Dilation is 0-based. */
-static int64_t input_coord(int64_t o, int64_t t, int64_t stride, int64_t pad,
-                           int64_t dil, int64_t in_size)
+int64_t kb_ref_conv_input_coord(int64_t o, int64_t t, int64_t stride,
+                                int64_t pad, int64_t dil, int64_t in_size)
 {
     int64_t i = o * stride - pad + t * (dil + 1);
     return i >= 0 && i < in_size ? i : -1;
@@ -48,20 +45,22 @@ double kb_ref_conv_point(const kb_ref_ctx *ctx, const int64_t *dst_idx)
 
     for (int64_t ci = 0; ci < icg; ci++)
         for (int64_t kd = 0; kd < c->kd; kd++) {
-            int64_t id = input_coord(od, kd, c->sd, c->pd, c->dd, c->id);
+            int64_t id = kb_ref_conv_input_coord(od, kd, c->sd, c->pd,
+                                                 c->dd, c->id);
             if (id < 0)
                 continue;
             for (int64_t kh = 0; kh < c->kh; kh++) {
-                int64_t ih = input_coord(oh, kh, c->sh, c->ph, c->dh, c->ih);
+                int64_t ih = kb_ref_conv_input_coord(oh, kh, c->sh, c->ph,
+                                                     c->dh, c->ih);
                 if (ih < 0)
                     continue;
                 for (int64_t kw = 0; kw < c->kw; kw++) {
-                    int64_t iw = input_coord(ow, kw, c->sw, c->pw, c->dw,
-                                             c->iw);
+                    int64_t iw = kb_ref_conv_input_coord(ow, kw, c->sw,
+                                                         c->pw, c->dw, c->iw);
                     if (iw < 0)
                         continue;
-                    pack_index(sidx, nd, n, g * icg + ci, id, ih, iw);
-                    pack_index(widx, nd, k, ci, kd, kh, kw);
+                    kb_ref_conv_index(sidx, nd, n, g * icg + ci, id, ih, iw);
+                    kb_ref_conv_index(widx, nd, k, ci, kd, kh, kw);
                     acc += kb_load(p->dt, src,
                                    kb_arg_offset(p, KB_ARG_SRC, sidx)) *
                            kb_load(p->dt, wei,

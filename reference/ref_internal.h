@@ -1,5 +1,6 @@
 /* ref_internal.h - declarations shared inside reference/: the expected value
- * of one output element, and logical-index iteration over a tensor.
+ * of one output element, the projected check, and logical-index iteration
+ * over a tensor.
  *
  * The reference kernels (kb_ref_run) and the comparison (kb_validate) are
  * built on the same per-point functions, so a full run and a sampled check
@@ -8,6 +9,11 @@
 #define KB_REF_INTERNAL_H
 
 #include "reference/reference.h"
+
+/* Work (element operations, roughly) below which a loop of the check runs
+ * on one thread: starting a parallel region and its closing barrier cost
+ * more, and far more on a machine with more threads than free cores. */
+#define KB_REF_PARALLEL_MIN 65536
 
 /* What the per-point functions need: the problem, its inputs, its tensor
  * table, and for bnorm the per-channel statistics used to normalise. */
@@ -39,6 +45,15 @@ double kb_ref_expected(const kb_ref_ctx *ctx, kb_arg a, const int64_t *idx);
 double kb_ref_conv_point(const kb_ref_ctx *ctx, const int64_t *dst_idx);
 double kb_ref_gemm_point(const kb_ref_ctx *ctx, const int64_t *dst_idx);
 
+/* conv: write a [N or K, C, (D,) H, W] logical index; 2D problems drop
+ * D.  Cannot fail. */
+void kb_ref_conv_index(int64_t *idx, int ndims, int64_t a, int64_t b,
+                       int64_t d, int64_t h, int64_t w);
+/* conv: input coordinate read by output coordinate o at kernel tap t, or
+ * -1 when it falls in the zero padding.  Dilation is 0-based. */
+int64_t kb_ref_conv_input_coord(int64_t o, int64_t t, int64_t stride,
+                                int64_t pad, int64_t dil, int64_t in_size);
+
 /* bnorm: channel c's mean and biased variance: read from MEAN/VAR for
  * inference, computed over N and the spatial dims for training. */
 void kb_ref_bnorm_channel_stats(const kb_ref_ctx *ctx, int64_t c,
@@ -54,6 +69,56 @@ void kb_ref_bnorm(const kb_ref_ctx *ctx, kb_tensors *out);
 /* Write kb_ref_expected of every element of output a into out (in
  * parallel over elements): the conv and GEMM reference kernels. */
 void kb_ref_write_all(const kb_ref_ctx *ctx, kb_arg a, kb_tensors *out);
+
+/* ---- projected check (projected.c) ----
+ * dst is split into groups of elements that share their inputs: a GEMM
+ * row, or the OC/G channels of one conv group at one (image, position).
+ * Each group is checked by exact weighted sums (see projected.c). */
+#define KB_PROJ_MAX_WEIGHTINGS 2
+
+typedef struct {
+    int nw;                    /* independent weightings */
+    double quantum;            /* every exact dst value is a multiple of it */
+    double bound;              /* ... of magnitude at most this */
+    int64_t groups;            /* GEMM: M rows; conv: MB * G * positions */
+    int64_t group_size;        /* GEMM: N; conv: OC/G */
+    double *weight;            /* [nw][N] (GEMM) or [nw][OC] (conv) */
+    double *proj;              /* GEMM: [nw][K] = B * weight; conv:
+                                  [G][taps][IC/G][nw] projected filters */
+    double *bias;              /* conv with bias: [G][nw]; else NULL */
+    int64_t st_src[5], st_wei[5], st_dst[5]; /* element strides (see .c) */
+} kb_proj;
+
+/* Multiply-adds (and input reads) the projected check of p costs; 0 for
+ * kinds it does not handle.  Cannot fail. */
+double kb_proj_cost(const kb_problem *p);
+
+/* Set up the projected check of ctx's problem for per-point tolerance
+ * tol, weights drawn from seed.  Returns 0 (pj ready: kb_proj_free it),
+ * 1 when the check would not be exact on these inputs (non-integer data,
+ * or sums too large; pj holds nothing), -1 when out of memory. */
+int kb_proj_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
+                 kb_proj *pj);
+void kb_proj_free(kb_proj *pj);
+
+/* One group's check against the output at `got`.  Returns true when it
+ * passes; then *max_abs, *max_rel get the largest error of its elements
+ * (exact, as each is then known to round to its exact value).  When it
+ * fails, *sum_diff gets got - expected of the first differing weighted
+ * sum, in dst units, or 0 when an element failed on its own (not within
+ * tolerance of a multiple of the quantum, or beyond the bound).  Cannot
+ * fail. */
+bool kb_proj_group(const kb_ref_ctx *ctx, const kb_proj *pj, double tol,
+                   const void *got, int64_t group, double *max_abs,
+                   double *max_rel, double *sum_diff);
+
+/* Logical dst index of element j (0 .. group_size-1) of a group. */
+void kb_proj_group_index(const kb_ref_ctx *ctx, const kb_proj *pj,
+                         int64_t group, int64_t j, int64_t *idx);
+
+/* "dst row 17" or "dst[0,0..63,12,40]" into buf (truncated to len). */
+void kb_proj_describe(const kb_ref_ctx *ctx, const kb_proj *pj,
+                      int64_t group, char *buf, size_t len);
 
 /* A well-mixed 64-bit hash of (seed, a, b) (fill.c): seeds a fill chunk's
  * generator, picks a validation sample point. */

@@ -30,11 +30,27 @@ void kb_poison_outputs(const kb_problem *p, kb_tensors *t);
  * beta != 0 reads the initial dst, so pass a copy there. */
 void kb_ref_run(const kb_problem *p, const kb_tensors *in, kb_tensors *out);
 
-/* ---- comparison (compare.c) ---- */
+/* ---- comparison (compare.c, projected.c) ----
+ * How the outputs were checked:
+ * FULL: every element compared point by point with the reference;
+ * PROJECTED: every element covered by exact weighted sums (GEMM rows,
+ *   conv pixels; projected.c) at a fraction of the reference's cost, the
+ *   elements of a failing sum then compared point by point;
+ * SAMPLED: distinct random elements compared point by point, when the
+ *   full comparison is too costly and the projected one is not exact. */
+typedef enum { KB_CHECK_FULL, KB_CHECK_PROJECTED, KB_CHECK_SAMPLED } kb_check_mode;
+
+/* "full", "projected" or "sampled". */
+const char *kb_check_mode_name(kb_check_mode m);
+
 typedef struct {
-    bool sampled;              /* a random sample of output points, not all */
-    int64_t checked;           /* output points compared */
-    int64_t mismatches;        /* points beyond tolerance (incl. non-finite) */
+    kb_check_mode mode;
+    int64_t points;            /* distinct output elements the check covered */
+    int64_t checked;           /* elements compared point by point (projected:
+                                  those of the failing sums' diagnosis) */
+    int64_t mismatches;        /* elements beyond tolerance (incl. non-finite);
+                                  projected: those the diagnosis found, and
+                                  each failing sum it did not reach once */
     int64_t nonfinite;         /* NaN/Inf anywhere in the outputs (full scan) */
     double max_abs_err;
     double max_rel_err;
@@ -46,12 +62,19 @@ typedef struct {
 typedef struct {
     int64_t full_max_macs;     /* full comparison when the reference work
                                   is at most this many MACs */
-    int64_t sample_points;     /* points per output tensor otherwise */
-    uint64_t seed;             /* picks the sample */
+    int64_t sample_points;     /* points per output tensor when sampled, and
+                                  the most points the diagnosis of a failed
+                                  projected check compares */
+    uint64_t seed;             /* picks the sample and the projection weights */
 } kb_validate_opts;
 
 /* Compare the outputs in t (written by a backend) with the reference
- * computed from the inputs in t.  `inputs` holds the inputs as they were
+ * computed from the inputs in t.  Policy: bnorm, and conv/GEMM whose
+ * reference costs at most full_max_macs, FULL; beyond that, when the
+ * projected check is exact on these inputs (projected.c says when), the
+ * cheaper of PROJECTED and FULL, both of which cover every element (FULL
+ * wins when a group has few channels, e.g. depthwise); otherwise
+ * SAMPLED.  Every output is also scanned for NaN/Inf.  `inputs` holds the inputs as they were
  * before the run (needed for GEMM with beta != 0, whose dst is both;
  * may equal t otherwise).  Returns true when the result passes. */
 bool kb_validate(const kb_problem *p, const kb_tensors *inputs,

@@ -7,6 +7,8 @@
 #   results.jsonl   every case (results/SCHEMA.md); results.csv alike
 #   report/         roofline.svg, report.md, report.html
 # Extra arguments go to `kbench run` (e.g. --model resnet50).
+# Run as root or as a user with sudo: only setup-debian.sh's apt-get is
+# run as root; the build and out/ belong to whoever runs this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh

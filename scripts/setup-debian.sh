@@ -5,12 +5,14 @@
 set -euo pipefail
 
 # Required: toolchain, cJSON.  Vendor backends: OpenBLAS, oneDNN (CMake
-# skips a backend whose library is missing and says so).  hwloc: cache
+# skips a backend whose library is missing and says so); oneDNN's CMake
+# package needs OpenCL's development files (ocl-icd-opencl-dev, which
+# brings the headers), only a Recommends of libdnnl-dev.  hwloc: cache
 # sizes for `kbench peaks` (sysfs otherwise).  libxml2: the report test
 # parses the SVG and HTML.  kbench io: zlib (required), libjpeg-turbo,
 # HDF5 and liburing (a profile or engine whose library is missing says so).
 packages=(build-essential cmake pkg-config git libcjson-dev python3
-          libopenblas-dev libdnnl-dev libhwloc-dev libxml2-dev
+          libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev libxml2-dev
           zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev)
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -41,7 +41,8 @@
 # discarded and the best reported.  HPCC prints GB/s, stream.c MB/s
 # (10^9 and 10^6 bytes per second); the table is in GB/s.
 # Goals: kbench triad within 5 % of STREAM triad; fp64 FMA peak >= 90 % of
-# cores x lanes x 2 x FMA ports x observed clock.
+# cores x FMA pipes x lanes x 2 x the clock measured during the FMA run
+# (pipes and width from microarch.conf; results/CEILINGS.md).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -264,9 +265,8 @@ mkdir -p "$(dirname "$out")"
     echo "- machine: $(jq -r "[$dev | .model][0]" "$work/peaks.json"), host $(jq -r .host "$work/peaks.json")," \
          "$(jq -r "[$dev | .cores][0]" "$work/peaks.json") cores, $threads threads pinned" \
          "($(jq -r "[$dev | .affinity][0]" "$work/peaks.json"); STREAM the same)"
-    echo "- clock: $(jq -r "[$dev | .clock_ghz * 100 | round / 100][0]" "$work/peaks.json") GHz" \
-         "($(jq -r "[$dev | .clock_source][0]" "$work/peaks.json")), FMA ports assumed:" \
-         "$(jq -r "[$dev | .fma_ports][0]" "$work/peaks.json")"
+    echo "- clock: measured during each FMA run ($(jq -r "[$dev | .clock_source][0]" "$work/peaks.json"))," \
+         "microarchitecture: $(jq -r "[$dev | .cpu_id.microarch // \"unknown\"][0]" "$work/peaks.json")"
     echo "- date: $(jq -r .date "$work/peaks.json"); build: $(jq -r .build.compiler "$work/peaks.json")," \
          "$(jq -r .build.flags "$work/peaks.json"), commit $(jq -r .build.git_commit "$work/peaks.json")"
     if [ -n "$stream_kind" ]; then
@@ -297,14 +297,14 @@ mkdir -p "$(dirname "$out")"
     echo "| precision | kernel | measured GFLOP/s | theoretical GFLOP/s | measured / theoretical |"
     echo "|---|---|---|---|---|"
     jq -r "$dev | .ceilings[] | select(.kind == \"compute\") |
-           \"| \(.level) | \(.kernel) | \(.value * 10 | round / 10) | \(.theoretical * 10 | round / 10) |\" +
+           \"| \(.level) | \(.kernel) | \(.value * 10 | round / 10) | \(if .theoretical then (.theoretical * 10 | round / 10) else \"-\" end) |\" +
            \" \(if .theoretical then (.value / .theoretical * 1000 | round / 1000) else \"-\" end) |\"" \
         "$work/peaks.json"
     echo
     echo "## Goals"
     echo
     fma=$(jq -r "[$dev | .ceilings[] | select(.kind == \"compute\" and .level == \"fp64\") |
-                 .value / .theoretical * 1000 | round / 1000][0]" "$work/peaks.json")
+                 if .theoretical then (.value / .theoretical * 1000 | round / 1000) else \"no theoretical\" end][0]" "$work/peaks.json")
     echo "- fp64 FMA peak / theoretical at the observed clock: $fma (goal >= 0.90)"
     if [ -n "$stream_triad" ]; then
         echo "- kbench triad / STREAM triad: $(ratio "$(best_kbench triad)" "$stream_triad")" \

@@ -67,18 +67,19 @@ test_list_kernels_backends() {
 }
 
 test_list_layers() {
+    # Totals in bounds (conv taps on the padding not counted), then dense.
     run_kb 0 list layers --model resnet50
-    expect "$tmp/out" '^  conv +8\.17$' "resnet50 conv total"
-    expect "$tmp/out" '^  conv\+gemm +8\.18$' "resnet50 conv+gemm total"
+    expect "$tmp/out" '^  conv +7\.89 +8\.17$' "resnet50 conv total"
+    expect "$tmp/out" '^  conv\+gemm +7\.90 +8\.18$' "resnet50 conv+gemm total"
     expect "$tmp/out" '^conv1 +conv2d +1 ' "resnet50 conv1 row"
     run_kb 0 list layers --model cosmoflow
-    expect "$tmp/out" '^  conv +68\.85$' "cosmoflow conv total"
+    expect "$tmp/out" '^  conv +65\.14 +68\.85$' "cosmoflow conv total"
     run_kb 0 list layers --model deepcam
     # 283.33 GMAC in shapes.md's table: 566.67 GFLOP ("566.7" rounded)
-    expect "$tmp/out" '^  conv +566\.67$' "deepcam conv total"
+    expect "$tmp/out" '^  conv +540\.68 +566\.67$' "deepcam conv total"
     # Totals are per sample whatever --mb says; rows scale with it.
     run_kb 0 list layers --model resnet50 --mb 4
-    expect "$tmp/out" '^  conv +8\.17$' "resnet50 --mb 4 conv total"
+    expect "$tmp/out" '^  conv +7\.89 +8\.17$' "resnet50 --mb 4 conv total"
     expect "$tmp/out" '^model resnet50, mb 4' "resnet50 --mb 4 header"
 }
 
@@ -128,6 +129,28 @@ test_run_valid() {
         fail "expected 3 passing RESULT lines"
     [ "$(grep -E '^(RESULT|SUITE_STATUS)' "$tmp/out" | tail -n 1)" = "SUITE_STATUS PASS" ] ||
         fail "RESULT lines do not end with SUITE_STATUS PASS"
+}
+
+# The byte counts' last-level cache comes from --peaks and is recorded; a
+# training bnorm whose src does not fit in it is counted reading src twice.
+test_run_llc() {
+    local j="$tmp/llc.jsonl"
+    cat >"$tmp/peaks.json" <<'EOF'
+{"schema": "kbench.ceilings/1", "host": "t", "date": "2026-01-01T00:00:00Z",
+ "devices": [{"kind": "cpu", "model": "t", "cores": 1, "threads": 1,
+  "topology": {"source": "sysfs", "l1d_bytes": 1024, "l2_bytes": 4096, "l3_bytes": 65536},
+  "ceilings": [
+   {"kind": "compute", "kernel": "t", "level": "fp32", "unit": "GFLOP/s", "value": 1e9},
+   {"kind": "memory", "kernel": "t", "level": "DRAM", "unit": "GB/s", "value": 1e9}]}]}
+EOF
+    # one channel of 16x2x32x32 f32 is 16*1024*4 = 65536 bytes, which fits:
+    # src read once, 4*(2*32768 + 4*2); a channel of 17x2x32x32 does not:
+    # src read twice, 4*(3*34816 + 4*2)
+    run_kb 0 run --quiet --backend omp --reps 1 --min-time 0 --peaks "$tmp/peaks.json" \
+        --desc mb16ic2ih32 --desc mb17ic2ih32 --json "$j"
+    "$jsonl_check" "$j" --cases 2 --summary || fail "jsonl_check $j"
+    expect "$j" '"desc":"mb16ic2_ih32iw32",.*"bytes":262176,"llc_bytes":65536,' "channel that fits"
+    expect "$j" '"desc":"mb17ic2_ih32iw32",.*"bytes":417824,"llc_bytes":65536,' "channel that does not fit"
 }
 
 # SIGINT mid-run: exit 130, every line written is complete and valid,

@@ -1,6 +1,6 @@
 /* io_test_util.h - helpers for the I/O stage tests: scratch directories,
- * running `kbench io` with an argument list, capturing its stderr, and
- * reading/patching files. */
+ * running `kbench io` with an argument list, capturing its stderr or
+ * stdout, whether O_DIRECT works here, and reading/patching files. */
 #ifndef KB_IO_TEST_UTIL_H
 #define KB_IO_TEST_UTIL_H
 
@@ -43,39 +43,87 @@ static inline void io_test_rmtree(const char *dir)
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Run kb_cmd_io(argc, argv); what it writes to fd (1 or 2) goes to buf
+ * when buf is given, and is copied to stderr for the test log. */
+static inline int io_test_run(int fd, char *buf, size_t len, int argc,
+                              char **argv)
+{
+    int saved = -1;
+    FILE *cap = NULL;
+    if (buf) {
+        fflush(stdout);
+        fflush(stderr);
+        cap = tmpfile();
+        saved = dup(fd);
+        dup2(fileno(cap), fd);
+    }
+    int rc = kb_cmd_io(argc, argv);
+    if (buf) {
+        fflush(stdout);
+        fflush(stderr);
+        dup2(saved, fd);
+        close(saved);
+        rewind(cap);
+        size_t n = fread(buf, 1, len - 1, cap);
+        buf[n] = '\0';
+        fclose(cap);
+        fputs(buf, stderr);   /* keep it in the test log */
+    }
+    return rc;
+}
+
+/* argv for kb_cmd_io: "io", then ap's arguments up to NULL; the count. */
+static inline int io_test_argv(char **argv, va_list ap)
+{
+    int argc = 0;
+    argv[argc++] = "io";
+    for (char *a; argc < 63 && (a = va_arg(ap, char *));)
+        argv[argc++] = a;
+    argv[argc] = NULL;
+    return argc;
+}
+
 /* Run kb_cmd_io("io", args..., NULL); stderr goes to errbuf when given. */
 static inline int io_test_cmd(char *errbuf, size_t errlen, ...)
 {
     char *argv[64];
-    int argc = 0;
-    argv[argc++] = "io";
     va_list ap;
     va_start(ap, errlen);
-    char *a;
-    while (argc < 63 && (a = va_arg(ap, char *)))
-        argv[argc++] = a;
+    int argc = io_test_argv(argv, ap);
     va_end(ap);
-    argv[argc] = NULL;
-    int saved = -1;
-    FILE *cap = NULL;
-    if (errbuf) {
-        fflush(stderr);
-        cap = tmpfile();
-        saved = dup(2);
-        dup2(fileno(cap), 2);
+    return io_test_run(2, errbuf, errlen, argc, argv);
+}
+
+/* The same, stdout into outbuf. */
+static inline int io_test_cmd_out(char *outbuf, size_t outlen, ...)
+{
+    char *argv[64];
+    va_list ap;
+    va_start(ap, outlen);
+    int argc = io_test_argv(argv, ap);
+    va_end(ap);
+    return io_test_run(1, outbuf, outlen, argc, argv);
+}
+
+/* Whether dir's filesystem takes an aligned O_DIRECT write and read (some
+ * refuse O_DIRECT outright: tmpfs before Linux 6.6). */
+static inline bool io_test_direct_works(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/direct-probe", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+    void *b = NULL;
+    bool ok = fd >= 0 && posix_memalign(&b, KB_IO_ALIGN, KB_IO_ALIGN) == 0;
+    if (ok) {
+        memset(b, 1, KB_IO_ALIGN);
+        ok = pwrite(fd, b, KB_IO_ALIGN, 0) == KB_IO_ALIGN &&
+             pread(fd, b, KB_IO_ALIGN, 0) == KB_IO_ALIGN;
     }
-    int rc = kb_cmd_io(argc, argv);
-    if (errbuf) {
-        fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        rewind(cap);
-        size_t n = fread(errbuf, 1, errlen - 1, cap);
-        errbuf[n] = '\0';
-        fclose(cap);
-        fputs(errbuf, stderr);   /* keep it in the test log */
-    }
-    return rc;
+    free(b);
+    if (fd >= 0)
+        close(fd);
+    unlink(path);
+    return ok;
 }
 
 /* Whole file into a malloc'd buffer; NULL on failure. */

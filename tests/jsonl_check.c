@@ -68,12 +68,20 @@ static const char *check_case(long line, const cJSON *o)
     need(line, o, "count", cJSON_IsNumber);
     need(line, o, "mb", number_or_null);
     need(line, o, "flops", cJSON_IsNumber);
+    need(line, o, "flops_dense", cJSON_IsNumber);
     need(line, o, "bytes", cJSON_IsNumber);
+    need(line, o, "llc_bytes", number_or_null);
+    /* padding can only take taps away */
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(o, "flops"),
+                *fd = cJSON_GetObjectItemCaseSensitive(o, "flops_dense");
+    if (cJSON_IsNumber(fl) && cJSON_IsNumber(fd) && fl->valuedouble > fd->valuedouble)
+        fail(line, "flops above flops_dense", NULL);
     need(line, o, "ai", number_or_null);
 
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
     const char *status = cJSON_IsString(st) ? st->valuestring : "";
-    bool ran = strcmp(status, "PASSED") == 0 || strcmp(status, "FAILED") == 0;
+    bool ran = strcmp(status, "PASSED") == 0 || strcmp(status, "FAILED") == 0 ||
+               strcmp(status, "MISTRUSTED") == 0;
     if (!ran && strcmp(status, "SKIPPED") != 0 && strcmp(status, "ERROR") != 0) {
         fail(line, "unknown status", status);
         return NULL;
@@ -90,6 +98,7 @@ static const char *check_case(long line, const cJSON *o)
             fail(line, "case that ran has no validation", status);
         else {
             need(line, v, "mode", cJSON_IsString);
+            need(line, v, "points", cJSON_IsNumber);
             need(line, v, "checked", cJSON_IsNumber);
             need(line, v, "mismatches", cJSON_IsNumber);
         }
@@ -136,7 +145,7 @@ int main(int argc, char **argv)
     size_t cap = 0;
     ssize_t len;
     long line = 0, cases = 0, last_seq = 0;
-    int64_t tally[4] = {0};   /* PASSED, FAILED, SKIPPED, ERROR */
+    int64_t tally[5] = {0};   /* PASSED, FAILED, SKIPPED, ERROR, MISTRUSTED */
     bool summary_seen = false;
     while ((len = getline(&buf, &cap, f)) > 0) {
         line++;
@@ -165,8 +174,9 @@ int main(int argc, char **argv)
                 fail(line, "seq does not increase", NULL);
             last_seq = seq;
             const char *status = check_case(line, o);
-            static const char *const names[] = {"PASSED", "FAILED", "SKIPPED", "ERROR"};
-            for (int k = 0; status && k < 4; k++)
+            static const char *const names[] = {"PASSED", "FAILED", "SKIPPED",
+                                                "ERROR", "MISTRUSTED"};
+            for (int k = 0; status && k < 5; k++)
                 tally[k] += strcmp(status, names[k]) == 0;
             if (status && want_status && strcmp(status, want_status) != 0)
                 fail(line, "unexpected status", status);
@@ -175,7 +185,8 @@ int main(int argc, char **argv)
             if (int_field(o, "passed") != tally[0] ||
                 int_field(o, "failed") != tally[1] ||
                 int_field(o, "skipped") != tally[2] ||
-                int_field(o, "errors") != tally[3])
+                int_field(o, "errors") != tally[3] ||
+                int_field(o, "mistrusted") != tally[4])
                 fail(line, "summary counts disagree with the case records", NULL);
             need(line, o, "interrupted", cJSON_IsBool);
         } else {

@@ -1,183 +1,232 @@
-/* test_backend.c - one backend (named on the command line) against the
- * reference on small shapes of every kernel: GEMM transposes, alpha/beta
- * and sizes off the tile grid and past one block in each dimension; conv
- * groups, depthwise, dilation, stride, padding, 3D, the 1x1 path, bias or
- * not, both layouts; bnorm inference and training, 2D and 3D, both
- * layouts; each in f32 and f64.  A case the backend does not support must
- * say why; at least one case of each kernel must run. */
+/* test_backend.c - one backend against the reference on the edge shapes
+ * of the batch files in tests/inputs/, with how many cases of each kernel
+ * it must run.
+ *
+ *   test_backend BACKEND KERNEL=N[,KERNEL=N...] FILE...
+ *
+ * Every problem of the files runs in f32 and f64 and, where they change
+ * the computation, in both layouts and both directions (conv: with and
+ * without bias; bnorm: inference and training), each setting one case.
+ * A case the backend does not support must say why (SKIPPED); every
+ * other case must pass, and the cases run per kernel (conv2d, conv3d,
+ * gemm, bnorm: kb_problem_kernel_name) must equal the counts given, so a
+ * path that starts skipping, or a shape that stops parsing as the kernel
+ * it was written for, fails the test. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
+#include "kernels/batch.h"
 #include "reference/reference.h"
 #include "tests/check.h"
 
 static const kb_backend *be;
-static int ran[3];             /* cases run per kernel kind */
 
-/* Parse desc with the given layout and direction; 0 or -1 (printed). */
-static int parse(const char *desc, kb_layout layout, kb_dir dir,
-                 kb_problem *p)
+/* Expected and actual cases run, per kernel name. */
+enum { KERNELS_MAX = 8 };
+typedef struct {
+    char name[16];
+    long expected, ran, cases;
+} kernel_count;
+static kernel_count counts[KERNELS_MAX];
+static int ncounts;
+
+/* Parses "conv2d=96,gemm=40" into counts.  Returns 0, or -1 (printed). */
+static int parse_expect(const char *arg)
 {
-    kb_settings s;
-    char err[256];
-    kb_settings_default(&s);
-    s.layout = layout;
-    s.dir = dir;
-    s.dir_given = true;
-    if (kb_problem_parse(desc, &s, p, err, sizeof(err)) != 0) {
-        fprintf(stderr, "cannot parse \"%s\": %s\n", desc, err);
-        return -1;
+    const char *s = arg;
+    while (*s) {
+        const char *eq = strchr(s, '='), *end = strchr(s, ',');
+        char *num_end;
+        if (!end)
+            end = s + strlen(s);
+        if (!eq || eq > end || eq == s || (size_t)(eq - s) >= sizeof
+            counts[0].name || ncounts == KERNELS_MAX) {
+            fprintf(stderr, "bad expected counts \"%s\": expected up to %d "
+                    "KERNEL=N, comma-separated\n", arg, KERNELS_MAX);
+            return -1;
+        }
+        kernel_count *k = &counts[ncounts++];
+        memcpy(k->name, s, (size_t)(eq - s));
+        k->name[eq - s] = '\0';
+        k->expected = strtol(eq + 1, &num_end, 10);
+        if (num_end != end || num_end == eq + 1 || k->expected < 0) {
+            fprintf(stderr, "bad count for %s in \"%s\": expected a "
+                    "non-negative integer\n", k->name, arg);
+            return -1;
+        }
+        s = *end ? end + 1 : end;
     }
     return 0;
 }
 
-/* Run p on omp `runs` times over validation data and compare every
- * output point with the reference.  The inputs are filled twice from the
- * same seed, so one copy stays untouched for GEMM's beta (dst is input
- * and output there).  Conv and bnorm run twice: a second run must not
- * depend on what the first left; GEMM with beta != 0 accumulates into
- * dst, so it runs once. */
-static void check_problem(const char *desc, kb_layout layout, kb_dir dir,
-                          kb_dtype dt, int runs)
+/* The count of p's kernel, or NULL (printed) when none was given. */
+static kernel_count *count_of(const kb_problem *p)
 {
-    kb_problem p;
+    const char *name = kb_problem_kernel_name(p);
+    for (int i = 0; i < ncounts; i++)
+        if (strcmp(counts[i].name, name) == 0)
+            return &counts[i];
+    fprintf(stderr, "no expected count given for kernel %s\n", name);
+    return NULL;
+}
+
+/* The inputs of t as they were (from in), outputs poisoned, and the
+ * backend's own copies rewritten, as the driver does before its checked
+ * last repetition: only the run after this can make the outputs pass. */
+static void reset_for_rerun(const kb_problem *p, const kb_tensors *in,
+                            kb_tensors *t, void *plan)
+{
+    kb_arg_info info[KB_ARG_MAX];
+    char err[256] = "";
+    kb_problem_args(p, info);
+    for (int a = 0; a < KB_ARG_MAX; a++)
+        if (info[a].used && info[a].is_input)
+            memcpy(t->ptr[a], in->ptr[a],
+                   (size_t)info[a].nelems * kb_dtype_size(p->dt));
+    kb_poison_outputs(p, t);
+    if (be->write_input) {
+        bool ok = be->write_input(plan, err, sizeof(err)) == 0;
+        CHECK(ok);
+        if (!ok)
+            fprintf(stderr, "write_input failed: %s\n", err);
+    }
+}
+
+/* Prepare p over validation data, run it, reset inputs and outputs, run
+ * it again and compare every output point of the second run with the
+ * reference: a run must not depend on what an earlier one left. */
+static void check_case(const kb_problem *p)
+{
     kb_tensors in = {0}, t = {0};
     kb_validation v;
     kb_validate_opts opts = { .full_max_macs = INT64_MAX };
     void *plan = NULL;
-    char err[256] = "", why[128] = "";
+    char err[256] = "", why[128] = "", desc[256];
     double elapsed = 0;
+    kernel_count *k = count_of(p);
 
-    if (parse(desc, layout, dir, &p) != 0) {
-        CHECK(!"descriptor parses");
-        return;
-    }
-    p.dt = dt;
-    if (!be->supports(&p, why, sizeof(why))) {
+    kb_problem_format(p, desc, sizeof(desc));
+    CHECK(k != NULL);
+    if (k)
+        k->cases++;
+    if (!be->supports(p, why, sizeof(why))) {
         CHECK(why[0] != '\0');   /* a SKIPPED case always says why */
         return;
     }
-    ran[p.kind]++;
-    if (kb_tensors_alloc(&p, &in) != 0 || kb_tensors_alloc(&p, &t) != 0) {
+    if (k)
+        k->ran++;
+    if (kb_tensors_alloc(p, &in) != 0 || kb_tensors_alloc(p, &t) != 0) {
         CHECK(!"tensor allocation");
         goto out;
     }
-    kb_fill_inputs(&p, &in, KB_FILL_VALIDATION, 7);
-    kb_fill_inputs(&p, &t, KB_FILL_VALIDATION, 7);
-    kb_poison_outputs(&p, &t);
+    kb_fill_inputs(p, &in, KB_FILL_VALIDATION, 7);
+    kb_fill_inputs(p, &t, KB_FILL_VALIDATION, 7);
+    kb_poison_outputs(p, &t);
 
-    CHECK(be->prepare(&p, &t, &plan, err, sizeof(err)) == 0);
+    CHECK(be->prepare(p, &t, &plan, err, sizeof(err)) == 0);
     if (!plan) {
         fprintf(stderr, "%s: prepare failed: %s\n", desc, err);
         goto out;
     }
-    for (int r = 0; r < runs; r++) {
-        CHECK(be->run(plan, &elapsed, err, sizeof(err)) == 0);
-        CHECK(elapsed == -1.0 || elapsed >= 0.0);
-    }
+    CHECK(be->run(plan, &elapsed, err, sizeof(err)) == 0);
+    reset_for_rerun(p, &in, &t, plan);
+    CHECK(be->run(plan, &elapsed, err, sizeof(err)) == 0);
+    CHECK(elapsed == -1.0 || elapsed >= 0.0);
     if (be->read_output)
         CHECK(be->read_output(plan, err, sizeof(err)) == 0);
     be->release(plan);
 
-    bool ok = kb_validate(&p, &in, &t, &opts, &v);
+    bool ok = kb_validate(p, &in, &t, &opts, &v);
     CHECK(ok);
-    CHECK(!v.sampled);
+    CHECK(v.mode == KB_CHECK_FULL);   /* full_max_macs forces it */
     CHECK(v.checked > 0);
     if (!ok)
         fprintf(stderr, "%s [%s %s %s %s]: %lld mismatches, %s\n", desc,
-                be->name, kb_dtype_name(dt), kb_layout_name(&p), kb_dir_name(dir),
-                (long long)v.mismatches, v.first_mismatch);
+                be->name, kb_dtype_name(p->dt), kb_layout_name(p),
+                kb_dir_name(p->dir), (long long)v.mismatches,
+                v.first_mismatch);
 out:
     kb_tensors_free(&in);
     kb_tensors_free(&t);
 }
 
-static void test_gemm(kb_dtype dt)
+/* The settings every problem runs under, per kind. */
+typedef struct {
+    kb_layout layout;
+    kb_dir dir;
+} variant;
+
+static const variant conv_variants[] = {
+    {KB_LAYOUT_NCX, KB_FWD_B}, {KB_LAYOUT_NCX, KB_FWD_D},
+    {KB_LAYOUT_NXC, KB_FWD_B}, {KB_LAYOUT_NXC, KB_FWD_D},
+};
+static const variant bnorm_variants[] = {
+    {KB_LAYOUT_NCX, KB_FWD_I}, {KB_LAYOUT_NCX, KB_FWD_D},
+    {KB_LAYOUT_NXC, KB_FWD_I}, {KB_LAYOUT_NXC, KB_FWD_D},
+};
+static const variant gemm_variants[] = {{KB_LAYOUT_NCX, KB_FWD_D}};
+
+static void check_problem(const kb_problem *parsed)
 {
-    static const char *const cases[] = {
-        "m1n1k1",
-        "m17n33k65",
-        "m17n33k65_ta",
-        "m17n33k65_tb_alpha1.5",
-        "m17n33k65_ta_tb_alpha-2_beta0.5",
-        "m9n7k3_beta1",
-        /* Past one MC (192), NC (2048) and KC (256) block, off the
-         * 8x32 tile grid. */
-        "m201n2085k300",
-        "m201n2085k300_ta_tb_alpha0.5_beta2",
-        "m3n1000k20_tb",
-        "m1000n3k20_ta",
-        /* Fully connected shapes (M below the 8-row tile): B read in
-         * place, row-major (several 1024-column blocks, strided A) or
-         * transposed (K in several blocks), and the fallback to the
-         * packed engine when both operands are transposed. */
-        "m5n2085k70_alpha2_beta0.5",
-        "m2n50k9_ta",
-        "m4n40k2100_tb_beta1",
-        "m7n33k300_ta_tb",
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        check_problem(cases[i], KB_LAYOUT_NCX, KB_FWD_D, dt, 1);
+    const variant *vs = gemm_variants;
+    size_t nv = 1;
+    if (parsed->kind == KB_CONV) {
+        vs = conv_variants;
+        nv = sizeof(conv_variants) / sizeof(conv_variants[0]);
+    } else if (parsed->kind == KB_BNORM) {
+        vs = bnorm_variants;
+        nv = sizeof(bnorm_variants) / sizeof(bnorm_variants[0]);
+    }
+    for (kb_dtype dt = KB_F32; dt <= KB_F64; dt++)
+        for (size_t i = 0; i < nv; i++) {
+            kb_problem p = *parsed;
+            p.dt = dt;
+            p.layout = vs[i].layout;
+            p.dir = vs[i].dir;
+            check_case(&p);
+        }
 }
 
-static void test_conv(kb_layout layout, kb_dtype dt)
+/* Runs every problem of the batch file at path.  Returns 0, or -1 when
+ * the file cannot be read or parsed (printed). */
+static int check_file(const char *path)
 {
-    static const char *const cases[] = {
-        "mb2ic3oc5ih7iw9kh3kw3ph1pw1",          /* odd sizes, padding */
-        "mb1ic8oc16ih6iw6kh1kw1",               /* 1x1 stride-1 path */
-        "mb2ic8oc16ih7iw7kh1kw1sh2sw2",         /* strided 1x1 */
-        "g2mb2ic8oc12ih9iw8kh3kw2sh2sw1ph1pw0dh1dw0", /* groups, dilation */
-        "g4mb1ic4oc8ih9iw9kh3kw3ph2pw2dh1dw1",  /* depthwise x2 multiplier */
-        "g6mb2ic6oc6ih10iw11kh3kw3sh2sw1ph1pw1dh1", /* depthwise strided */
-        "g5mb1ic5oc5ih8iw8kh3kw3ph6dh5",        /* DeepCAM-like ASPP */
-        "mb1ic40oc300ih20iw20kh3kw3ph1",        /* > KC deep, > MC high */
-        "mb1ic3oc4id6ih5iw7kd2kh3kw2sd2sh1sw2pd1ph1pw0dd0dh1dw0", /* 3D */
-        "g3mb2ic3oc6id5ih5iw5kd3kh3kw3pd1ph1pw1", /* 3D depthwise */
-        "mb1ic4oc8id4ih4iw4kd1kh1kw1",          /* 3D 1x1 */
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        check_problem(cases[i], layout, KB_FWD_B, dt, 2);
-        check_problem(cases[i], layout, KB_FWD_D, dt, 2);
+    kb_settings s;
+    kb_problem_list list = {0};
+    char err[512];
+    kb_settings_default(&s);
+    if (kb_batch_load(path, &s, &list, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
     }
-}
-
-static void test_bnorm(kb_layout layout, kb_dtype dt)
-{
-    static const char *const cases[] = {
-        "mb2ic3ih5iw7",
-        "mb1ic17ih1iw1",
-        "mb3ic5id4ih3iw2",
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        check_problem(cases[i], layout, KB_FWD_I, dt, 2);
-        check_problem(cases[i], layout, KB_FWD_D, dt, 2);
-    }
+    for (size_t i = 0; i < list.n; i++)
+        check_problem(&list.items[i]);
+    kb_problem_list_free(&list);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_backend BACKEND\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: test_backend BACKEND KERNEL=N[,KERNEL=N...] "
+                "FILE...\n");
         return 2;
     }
+    if (parse_expect(argv[2]) != 0)
+        return 2;
     be = kb_backend_find(argv[1]);
     CHECK(be != NULL);
     if (!be)
         return CHECK_DONE();
-    for (kb_dtype dt = KB_F32; dt <= KB_F64; dt++) {
-        test_gemm(dt);
-        test_conv(KB_LAYOUT_NCX, dt);
-        test_conv(KB_LAYOUT_NXC, dt);
-        test_bnorm(KB_LAYOUT_NCX, dt);
-        test_bnorm(KB_LAYOUT_NXC, dt);
+    for (int i = 3; i < argc; i++)
+        CHECK(check_file(argv[i]) == 0);
+    for (int i = 0; i < ncounts; i++) {
+        printf("%s: ran %ld of %ld %s cases (the others SKIPPED), "
+               "expected %ld\n", be->name, counts[i].ran, counts[i].cases,
+               counts[i].name, counts[i].expected);
+        CHECK(counts[i].ran == counts[i].expected);
     }
-    /* Every backend implements GEMM and convolution; batchnorm is
-     * optional (OpenBLAS has none). */
-    CHECK(ran[KB_GEMM] > 0);
-    CHECK(ran[KB_CONV] > 0);
-    printf("%s: ran %d gemm, %d conv, %d bnorm cases\n", be->name,
-           ran[KB_GEMM], ran[KB_CONV], ran[KB_BNORM]);
     return CHECK_DONE();
 }

@@ -1,9 +1,12 @@
 /* test_catalog.c - the model catalogs: shapes, layers and per-sample FLOPs
- * (shared/design/shapes.md).  Finds the catalogs through buildinfo.h. */
+ * (shared/design/shapes.md), and where they are found: the build tree's
+ * staged share/kbench/catalog, $KBENCH_DATA_DIR, $KBENCH_CATALOG_DIR. */
 #include "kernels/batch.h"
+#include "kernels/data_dir.h"
 #include "tests/check.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Shapes, layers (weighted by count) and GFLOP without bias, per kind. */
 typedef struct {
@@ -32,7 +35,7 @@ static totals load(const char *model)
         kb_problem q;
         t.shapes[p->kind]++;
         t.layers[p->kind] += p->count;
-        t.gflop[p->kind] += kb_problem_flops_nobias(p) * (double)p->count / 1e9;
+        t.gflop[p->kind] += kb_problem_flops_dense_nobias(p) * (double)p->count / 1e9;
         /* batch 1 everywhere; every line round-trips through its text */
         CHECK((p->kind == KB_CONV ? p->conv.mb : p->kind == KB_GEMM ? p->gemm.m
                                                           : p->bnorm.mb) == 1);
@@ -106,19 +109,45 @@ static void test_models_and_errors(void)
     kb_problem_list_free(&l);
     /* $KBENCH_CATALOG_DIR wins */
     setenv("KBENCH_CATALOG_DIR", "/nonexistent-kb", 1);
-    CHECK_STR(kb_catalog_dir(), "/nonexistent-kb");
+    CHECK_STR(kb_catalog_dir(err, sizeof err), "/nonexistent-kb");
     CHECK(kb_catalog_models(names, 8, err, sizeof err) == -1);
     CHECK(strstr(err, "/nonexistent-kb") != NULL);
     unsetenv("KBENCH_CATALOG_DIR");
 }
 
+/* The data directory: staged beside the build tree's executables, or
+ * $KBENCH_DATA_DIR, and the catalogs inside it. */
+static void test_data_dir(void)
+{
+    char path[4096], err[512];
+    const char *dir = kb_data_dir();
+    /* this test runs from build/tests/: ../share/kbench was staged */
+    CHECK(dir && strstr(dir, "/share/kbench"));
+    CHECK(kb_data_path("catalog", path, sizeof path, err, sizeof err) == 0);
+    CHECK(dir && strncmp(path, dir, strlen(dir)) == 0);
+    setenv("KBENCH_DATA_DIR", "/nonexistent-data", 1);
+    CHECK_STR(kb_data_dir(), "/nonexistent-data");
+    CHECK(kb_data_path("catalog", path, sizeof path, err, sizeof err) == 0);
+    CHECK_STR(path, "/nonexistent-data/catalog");
+    CHECK_STR(kb_catalog_dir(err, sizeof err), "/nonexistent-data/catalog");
+    /* errors name the directory looked at */
+    char names[8][KB_MODEL_NAME_MAX];
+    CHECK(kb_catalog_models(names, 8, err, sizeof err) == -1);
+    CHECK(strstr(err, "/nonexistent-data/catalog") != NULL);
+    CHECK(kb_data_path("io/profiles.conf", path, 20, err, sizeof err) == -1);
+    CHECK(strstr(err, "too long") != NULL);
+    unsetenv("KBENCH_DATA_DIR");
+}
+
 int main(void)
 {
-    /* the build-time KB_CATALOG_DIR must be enough on its own */
+    /* the staged data directory must be enough on its own */
     unsetenv("KBENCH_CATALOG_DIR");
+    unsetenv("KBENCH_DATA_DIR");
     test_resnet50();
     test_cosmoflow();
     test_deepcam();
     test_models_and_errors();
+    test_data_dir();
     return CHECK_DONE();
 }

@@ -1,5 +1,7 @@
-/* test_ceilings_io.c - the ceilings file round-trips, and bad or missing
- * files give an error naming the file and the problem. */
+/* test_ceilings_io.c - the ceilings file round-trips (with the clock and
+ * FLOP/cycle of each compute ceiling and the CPU identity), schema 1 files
+ * still load, and bad or missing files give an error naming the file and
+ * the problem. */
 #include "drivers/peaks/ceilings.h"
 #include "tests/check.h"
 
@@ -38,9 +40,25 @@ int main(void)
     kb_device *d = &a->devices[0];
     snprintf(d->kind, sizeof d->kind, "cpu");
     snprintf(d->model, sizeof d->model, "Test \"CPU\"");
-    d->cores = 4, d->threads = 8, d->clock_ghz = 3.25, d->fma_ports = 2;
+    d->cores = 4, d->threads = 8;
+    snprintf(d->clock_source, sizeof d->clock_source, "dependent-add chain");
     d->cache_bytes[2] = 32.0 * (1 << 20);
-    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx2", "fp64", 123.5, 150);
+    d->have_cpu_id = true;
+    kb_cpu_id *id = &d->cpu_id;
+    snprintf(id->vendor, sizeof id->vendor, "AuthenticAMD");
+    snprintf(id->model_name, sizeof id->model_name, "AMD EPYC 9654");
+    id->family = 0x19, id->model = 0x11, id->stepping = -1;   /* unknown */
+    snprintf(id->microcode, sizeof id->microcode, "0xa101148");
+    snprintf(id->kernel, sizeof id->kernel, "Linux 6.1.0-18-amd64");
+    snprintf(id->governor, sizeof id->governor, "unavailable");
+    id->cache_bytes[2] = 32.0 * (1 << 20), id->cache_count[2] = 12;
+    id->have_microarch = true;
+    snprintf(id->arch.name, sizeof id->arch.name, "zen4");
+    kb_ceiling *fma = kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx2", "fp64", 123.5, 150);
+    fma->clock_ghz = 3.25, fma->flop_per_cycle_core = 9.5, fma->peak_flop_per_cycle_core = 16;
+    fma->cores_used = 4;
+    kb_ceiling *nofig = kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "dpbf16-avx512", "bf16", 99, 0);
+    snprintf(nofig->note, sizeof nofig->note, "no bf16 rate");
     kb_device_add_ceiling(d, KB_CEIL_MEMORY, "stream-triad", "DRAM", 45.25, 0)->stream_rule = true;
     d->nsweep = 2;
     d->sweep[0] = (kb_sweep_point){4096, 900};
@@ -59,16 +77,28 @@ int main(void)
     CHECK(e != NULL);
     if (e) {
         CHECK_STR(e->model, "Test \"CPU\"");
-        CHECK(e->cores == 4 && e->threads == 8 && e->fma_ports == 2);
-        CHECK_NEAR(e->clock_ghz, 3.25, 1e-15);
+        CHECK(e->cores == 4 && e->threads == 8);
+        CHECK_STR(e->clock_source, "dependent-add chain");
         CHECK_NEAR(e->cache_bytes[2], 32.0 * (1 << 20), 1e-15);
-        CHECK(e->nceilings == 2 && e->nsweep == 2);
+        CHECK(e->nceilings == 3 && e->nsweep == 2);
+        CHECK(e->have_cpu_id);
+        CHECK_STR(e->cpu_id.vendor, "AuthenticAMD");
+        CHECK(e->cpu_id.family == 0x19 && e->cpu_id.model == 0x11 && e->cpu_id.stepping == -1);
+        CHECK_STR(e->cpu_id.microcode, "0xa101148");
+        CHECK_STR(e->cpu_id.kernel, "Linux 6.1.0-18-amd64");
+        CHECK_STR(e->cpu_id.governor, "unavailable");
+        CHECK(e->cpu_id.have_microarch && strcmp(e->cpu_id.arch.name, "zen4") == 0);
+        CHECK(e->cpu_id.cache_bytes[2] == 32.0 * (1 << 20) && e->cpu_id.cache_count[2] == 12);
+        const kb_ceiling *b16 = kb_device_best(e, KB_CEIL_COMPUTE, "bf16");
+        CHECK(b16 && b16->theoretical == 0 && strcmp(b16->note, "no bf16 rate") == 0);
         CHECK_NEAR(e->sweep[1].gbps, 880.5, 1e-15);
         const kb_ceiling *t = kb_device_best(e, KB_CEIL_MEMORY, "dram");
         CHECK(t && t->stream_rule && t->theoretical == 0);
         CHECK(t && t->value == 45.25);
         const kb_ceiling *f = kb_device_best(e, KB_CEIL_COMPUTE, "fp64");
         CHECK(f && f->value == 123.5 && f->theoretical == 150);
+        CHECK(f && f->clock_ghz == 3.25 && f->flop_per_cycle_core == 9.5);
+        CHECK(f && f->peak_flop_per_cycle_core == 16 && f->cores_used == 4 && !f->note[0]);
         CHECK_STR(f ? f->unit : NULL, "GFLOP/s");
     }
     CHECK(kb_ceilings_device(b, "cuda") != NULL);
@@ -82,7 +112,16 @@ int main(void)
     CHECK(load_text(path, "{ not json", b, err) == -1);
     CHECK(strstr(err, "c.json") && strstr(err, "not valid JSON"));
     CHECK(load_text(path, "{\"schema\":\"kbench.results/1\",\"devices\":[]}", b, err) == -1);
-    CHECK(strstr(err, "kbench.ceilings/1") != NULL);
+    CHECK(strstr(err, "kbench.ceilings/2") && strstr(err, "kbench.ceilings/1"));
+    /* a schema 1 file (fma_ports, one clock per device) still loads */
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\",\"devices\":[{\"kind\":\"cpu\","
+                    "\"clock_ghz\":4.1,\"clock_source\":\"add-chain\",\"fma_ports\":2,"
+                    "\"ceilings\":[{\"kind\":\"compute\",\"kernel\":\"k\",\"level\":\"fp64\","
+                    "\"unit\":\"GFLOP/s\",\"value\":3,\"theoretical\":4}]}]}", b, err) == 0);
+    CHECK(b->ndevices == 1 && !b->devices[0].have_cpu_id && b->devices[0].nceilings == 1);
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/2\",\"devices\":[{\"kind\":\"cpu\","
+                    "\"cpu_id\":{\"family\":-1},\"ceilings\":[]}]}", b, err) == -1);
+    CHECK(strstr(err, "devices[0].cpu_id") && strstr(err, "family"));
     CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\"}", b, err) == -1);
     CHECK(strstr(err, "devices") != NULL);
     CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\",\"devices\":[{\"kind\":\"cpu\","

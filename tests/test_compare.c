@@ -1,6 +1,8 @@
 /* test_compare.c - validation: correct outputs pass, a single wrong or
- * unwritten element is caught, sampling is chosen for large problems, and
- * the tolerance model behaves. */
+ * unwritten element is caught, the mode (full, projected, sampled) is
+ * chosen by cost and exactness, samples are distinct points, and the
+ * tolerance model behaves.  tests/test_projected.c tests the projected
+ * check itself. */
 #include <stdlib.h>
 
 #include "reference/reference.h"
@@ -41,8 +43,8 @@ static void test_correct_passes(void)
     if (!t.ptr[KB_ARG_DST])
         return;
     CHECK(kb_validate(&p, &t, &t, NULL, &v));
-    CHECK(!v.sampled);
-    CHECK(v.checked == 2 * 6 * 7 * 7);
+    CHECK(v.mode == KB_CHECK_FULL);
+    CHECK(v.points == 2 * 6 * 7 * 7 && v.checked == v.points);
     CHECK(v.mismatches == 0 && v.nonfinite == 0);
     CHECK(v.max_abs_err == 0.0);   /* integer data: fp32 is exact */
     CHECK_STR(v.first_mismatch, "");
@@ -79,6 +81,19 @@ static void test_wrong_element_caught(void)
     kb_tensors_free(&t);
 }
 
+/* Allocate, fill with RANDOM data (not integers: the projected check
+ * would not be exact, so a problem past the full budget is sampled) and
+ * compute the reference into t.  Returns 0, or -1 when allocation fails. */
+static int prepare_random(const kb_problem *p, kb_tensors *t)
+{
+    if (kb_tensors_alloc(p, t) != 0)
+        return -1;
+    kb_fill_inputs(p, t, KB_FILL_RANDOM, 11);
+    kb_poison_outputs(p, t);
+    kb_ref_run(p, t, t);
+    return 0;
+}
+
 static void test_nan_outside_sample(void)
 {
     kb_problem p = conv(KB_F32);
@@ -86,11 +101,11 @@ static void test_nan_outside_sample(void)
     kb_validation v;
     /* Force sampling: one random point plus the first and the last. */
     kb_validate_opts o = {.full_max_macs = 1, .sample_points = 1, .seed = 5};
-    CHECK(prepare_correct(&p, &t) == 0);
+    CHECK(prepare_random(&p, &t) == 0);
     if (!t.ptr[KB_ARG_DST])
         return;
     CHECK(kb_validate(&p, &t, &t, &o, &v));
-    CHECK(v.sampled && v.checked == 3);
+    CHECK(v.mode == KB_CHECK_SAMPLED && v.points == 3 && v.checked == 3);
     ((float *)t.ptr[KB_ARG_DST])[100] = NAN;
     CHECK(!kb_validate(&p, &t, &t, &o, &v));
     CHECK(v.nonfinite == 1);
@@ -99,10 +114,10 @@ static void test_nan_outside_sample(void)
 }
 
 /* GEMM 256x256 with K = 2048: 2^27 MACs, past the default 2^26, so the
- * default policy samples 4096 random points plus the first and last.
- * A is zero and beta is 0, so the correct dst is all zeros and no full
+ * default policy checks it by projection, every element covered.  A is
+ * zero and beta is 0, so the correct dst is all zeros and no full
  * reference has to be computed here. */
-static void test_sampled_for_large(void)
+static void test_projected_for_large(void)
 {
     kb_problem p = {
         .kind = KB_GEMM,
@@ -117,12 +132,46 @@ static void test_sampled_for_large(void)
     memset(t.ptr[KB_ARG_SRC], 0, 256 * 2048 * sizeof(float));
     memset(t.ptr[KB_ARG_DST], 0, 256 * 256 * sizeof(float));
     CHECK(kb_validate(&p, &t, &t, NULL, &v));
-    CHECK(v.sampled && v.checked == 4096 + 2 && v.mismatches == 0);
-    /* The last element is always among the points. */
-    ((float *)t.ptr[KB_ARG_DST])[256 * 256 - 1] = 1;
+    CHECK(v.mode == KB_CHECK_PROJECTED && v.points == 256 * 256);
+    CHECK(v.checked == 0 && v.mismatches == 0);
+    /* An interior element: its row fails, and the row's point-by-point
+     * comparison names it. */
+    ((float *)t.ptr[KB_ARG_DST])[17 * 256 + 123] = 1;
     CHECK(!kb_validate(&p, &t, &t, NULL, &v));
-    CHECK(v.mismatches == 1);
-    CHECK_STR(v.first_mismatch, "dst[255,255]: got 1, expected 0");
+    CHECK(v.mismatches == 1 && v.checked == 256);
+    /* With A zero every exact value is 0, so 1 is wrong on its own. */
+    CHECK_STR(v.first_mismatch, "projected check failed in dst row 17 (an "
+                                "element is not near any possible exact "
+                                "value); dst[17,123]: got 1, expected 0");
+    kb_tensors_free(&t);
+}
+
+/* Samples are distinct points: with all points but one in the sample,
+ * exactly one of the single-element corruptions goes unseen (drawn with
+ * replacement, about a third would). */
+static void test_sample_distinct(void)
+{
+    kb_problem p = {
+        .kind = KB_GEMM,
+        .gemm = {.m = 6, .n = 10, .k = 3, .alpha = 1, .beta = 0},
+        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+    kb_validate_opts o = {.full_max_macs = 1, .sample_points = 60 - 3,
+                          .seed = 9};
+    kb_tensors t;
+    kb_validation v;
+    int caught = 0;
+    CHECK(prepare_random(&p, &t) == 0);
+    if (!t.ptr[KB_ARG_DST])
+        return;
+    float *dst = t.ptr[KB_ARG_DST];
+    for (int i = 0; i < 60; i++) {
+        float right = dst[i];
+        dst[i] = right + 1;
+        caught += !kb_validate(&p, &t, &t, &o, &v);
+        CHECK(v.mode == KB_CHECK_SAMPLED && v.points == 59);
+        dst[i] = right;
+    }
+    CHECK(caught == 59);
     kb_tensors_free(&t);
 }
 
@@ -166,6 +215,10 @@ static void test_bnorm_training(void)
         return;
     CHECK(kb_validate(&p, &t, &t, NULL, &v));
     CHECK(v.checked == 2 * 5 * 36 + 5 + 5);   /* dst, mean, var */
+    /* bnorm's reference is O(elements): full whatever the budget. */
+    kb_validate_opts tight = {.full_max_macs = 1};
+    CHECK(kb_validate(&p, &t, &t, &tight, &v));
+    CHECK(v.mode == KB_CHECK_FULL && v.points == 2 * 5 * 36 + 5 + 5);
     /* A wrong variance is caught. */
     ((float *)t.ptr[KB_ARG_VAR])[3] *= 1.01f;
     CHECK(!kb_validate(&p, &t, &t, NULL, &v));
@@ -190,7 +243,8 @@ int main(void)
     test_correct_passes();
     test_wrong_element_caught();
     test_nan_outside_sample();
-    test_sampled_for_large();
+    test_projected_for_large();
+    test_sample_distinct();
     test_gemm_beta();
     test_bnorm_training();
     test_tolerance_model();

@@ -32,6 +32,28 @@ static void check_json(const char *path, int epochs, double samples)
     io_test_jsonl_free(recs, n);
 }
 
+/* The --direct records: every file read with O_DIRECT where the
+ * filesystem takes it, else every file buffered and the refusal named. */
+static void check_direct(const char *path, bool fs_direct)
+{
+    int n;
+    cJSON **recs = io_test_jsonl(path, &n);
+    for (int i = 0; i < n; i++) {
+        const cJSON *o = recs[i];
+        if (!o)
+            continue;
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "direct_asked")));
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "direct")) == fs_direct);
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "direct_refused")) ==
+              !fs_direct);
+        double files = cJSON_GetObjectItem(o, "files")->valuedouble;
+        CHECK(cJSON_GetObjectItem(o, fs_direct ? "files_direct"
+                                               : "files_buffered")
+                  ->valuedouble == files);
+    }
+    io_test_jsonl_free(recs, n);
+}
+
 /* Mean bytes of a sample body in a JPEG shard: near the profile's mean. */
 static void check_jpeg_size(const char *dir)
 {
@@ -82,6 +104,7 @@ static void one_profile(const char *root, const char *name, int files_x_spf)
                       "--cold", "--batch", "1", "--prefetch", "1", "--epochs",
                       "2", "--json", json, "--quiet", NULL) == 0);
     check_json(json, 2, files_x_spf);
+    check_direct(json, io_test_direct_works(dir));
 }
 
 static void test_usage(const char *root)

@@ -1,11 +1,13 @@
 /* test_peaks_cmd.c - `kbench peaks --quick` measures positive ceilings,
- * writes a ceilings file that loads back, and rejects bad options; the
- * STREAM kernels validate their results on a tiny array. */
+ * records the clock of each FMA run and the CPU's identity, writes a
+ * ceilings file that loads back, and rejects bad options; the STREAM
+ * kernels validate their results on a tiny array. */
 #include "drivers/commands.h"
 #include "drivers/peaks/peaks.h"
 #include "tests/check.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int main(void)
@@ -25,11 +27,19 @@ int main(void)
     CHECK(d != NULL);
     if (d) {
         CHECK(d->threads == 1 && d->cores >= 1);
-        CHECK(d->clock_ghz > 0.1 && d->clock_ghz < 10);
         const kb_ceiling *f64 = kb_device_best(d, KB_CEIL_COMPUTE, "fp64");
         const kb_ceiling *f32 = kb_device_best(d, KB_CEIL_COMPUTE, "fp32");
-        CHECK(f64 && f64->value > 0 && f64->theoretical > 0);
-        CHECK(f32 && f32->value > 0);
+        CHECK(f64 && f64->value > 0);
+        CHECK(f32 && f32->value > 0 && f32->cores_used == 1);
+        /* a clock during the run and FLOP/cycle beside it, or no clock and
+         * no theoretical; a theoretical figure, or the reason for none */
+        bool clocked = strcmp(d->clock_source, "none") != 0;
+        CHECK(!clocked || (f32 && f32->clock_ghz > 0.1 && f32->clock_ghz < 10 &&
+                           f32->flop_per_cycle_core > 0));
+        CHECK(f32 && (f32->theoretical > 0) == (f32->note[0] == '\0'));
+        CHECK(f32 && (f32->theoretical > 0) == (clocked && f32->peak_flop_per_cycle_core > 0));
+        CHECK(d->have_cpu_id && d->cpu_id.vendor[0] && d->cpu_id.kernel[0]);
+        CHECK(d->cpu_id.have_microarch || d->cpu_id.microarch_note[0]);
         const kb_ceiling *triad = kb_device_best(d, KB_CEIL_MEMORY, "DRAM");
         CHECK(triad && triad->value > 0 && !triad->stream_rule);   /* --quick */
         CHECK(d->nsweep > 5);
@@ -50,7 +60,7 @@ int main(void)
 
     char *bad1[] = {"peaks", "--threads", "0"};
     CHECK(kb_cmd_peaks(3, bad1) == KB_EXIT_USAGE);
-    char *bad2[] = {"peaks", "--bogus"};
+    char *bad2[] = {"peaks", "--fma-ports", "2"};   /* the table replaced it */
     CHECK(kb_cmd_peaks(2, bad2) == KB_EXIT_USAGE);
     char *bad3[] = {"peaks", "--quick", "--threads", "1", "--out", "/nonexistent/dir/p.json"};
     CHECK(kb_cmd_peaks(6, bad3) == KB_EXIT_RUNTIME);

@@ -1,7 +1,8 @@
 /* test_timing.c - the clock, its resolution and the repetition loop on
  * fake callbacks: both the repetition count and the minimum time are
- * met, warm-up runs are not sampled, a backend's own timer is used, and
- * errors and stop requests end the loop. */
+ * met, warm-up runs are not sampled, a backend's own timer is used,
+ * errors and stop requests end the loop, and the hook before the last
+ * sample runs once, right before it. */
 #include "drivers/timing.h"
 
 #include "check.h"
@@ -11,6 +12,9 @@ typedef struct {
     int fail_at;               /* fail on this call (1-based), 0: never */
     double self_time;          /* report this as elapsed when >= 0 */
     double busy;               /* seconds to spin per call */
+    int before_last_calls;     /* times before_last ran */
+    int calls_at_before_last;  /* f->calls when it last ran */
+    bool fail_before_last;
 } fake;
 
 static int fake_run(void *ctx, double *elapsed, char *err, size_t len)
@@ -25,6 +29,18 @@ static int fake_run(void *ctx, double *elapsed, char *err, size_t len)
     while (kb_now() - t0 < f->busy)
         ;
     *elapsed = f->self_time;
+    return 0;
+}
+
+static int fake_before_last(void *ctx, char *err, size_t len)
+{
+    fake *f = ctx;
+    f->before_last_calls++;
+    f->calls_at_before_last = f->calls;
+    if (f->fail_before_last) {
+        snprintf(err, len, "fake before_last failure");
+        return -1;
+    }
     return 0;
 }
 
@@ -138,6 +154,63 @@ static void max_reps_cap(void)
     kb_samples_free(&s);
 }
 
+/* The hook runs once, after every sample but the last: with the count
+ * as the bound, with the minimum time as the bound (the count then still
+ * covers the time) and at the cap. */
+static void before_last(void)
+{
+    static const kb_rep_opts cases[] = {
+        {.warmup = 2, .reps = 5, .min_time = 0.0},
+        {.warmup = 0, .reps = 2, .min_time = 0.02},
+        {.warmup = 1, .reps = 3, .min_time = 60.0, .max_reps = 7},
+        {.warmup = 0, .reps = 1, .min_time = 0.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake f = {.self_time = -1, .busy = 1e-3};
+        kb_rep_opts o = cases[i];
+        o.before_last = fake_before_last;
+        kb_samples s;
+        char err[128];
+        double t0 = kb_now();
+        CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+        double wall = kb_now() - t0;
+        CHECK(f.before_last_calls == 1);
+        CHECK(f.calls_at_before_last == f.calls - 1);   /* right before it */
+        CHECK(s.n >= o.reps && f.calls == o.warmup + s.n);
+        if (o.max_reps > 0)
+            CHECK(s.n == o.max_reps);
+        else if (o.min_time == 0.0)
+            CHECK(s.n == o.reps);       /* the checked sample is one of them */
+        else
+            CHECK(wall >= o.min_time);
+        kb_samples_free(&s);
+    }
+}
+
+/* A failing hook ends the loop before the last sample; a stop before the
+ * last sample means the hook never runs. */
+static void before_last_fails_or_stops(void)
+{
+    fake f = {.self_time = -1, .fail_before_last = true};
+    kb_rep_opts o = {.warmup = 0, .reps = 4, .min_time = 0.0,
+                     .before_last = fake_before_last};
+    kb_samples s;
+    char err[128] = "";
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == -1);
+    CHECK_STR(err, "fake before_last failure");
+    CHECK(s.n == 3 && f.calls == 3);
+    kb_samples_free(&s);
+
+    fake g = {.self_time = -1};
+    stop_calls = 0;
+    o = (kb_rep_opts){.warmup = 0, .reps = 100, .min_time = 0.0,
+                      .stop = stop_after_three,
+                      .before_last = fake_before_last};
+    CHECK(kb_time_reps(fake_run, &g, &o, &s, err, sizeof err) == 1);
+    CHECK(s.n == 3 && g.before_last_calls == 0);
+    kb_samples_free(&s);
+}
+
 int main(void)
 {
     clock_and_resolution();
@@ -147,5 +220,7 @@ int main(void)
     failure();
     stopped();
     max_reps_cap();
+    before_last();
+    before_last_fails_or_stops();
     return CHECK_DONE();
 }

@@ -218,7 +218,7 @@ static void test_csv(const char *path)
     CHECK(strncmp(text, "seq,model,layer,count,kernel,backend,", 37) == 0);
     /* Comma, quote and backslash inside a field: quoted, quotes doubled. */
     CHECK(strstr(text, ",\"fc \"\"x\"\",y\\z\",") != NULL);
-    CHECK(strstr(text, "\"a \"\"quoted\"\", back\\slash\nand newline\"\n") != NULL);
+    CHECK(strstr(text, "\"a \"\"quoted\"\", back\\slash\nand newline\",") != NULL);
     CHECK(strstr(text, "1,my model,") != NULL);   /* spaces need no quotes */
     CHECK(!strstr(text, ",nan") && !strstr(text, ",inf") && !strstr(text, ",-inf"));
     /* Header + 2 rows; the quoted newline adds one physical line. */

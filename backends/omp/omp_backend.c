@@ -12,19 +12,22 @@
 typedef struct {
     kb_problem p;
     kb_tensors t;              /* the driver's host tensors, not owned */
-    kb_omp_workspace ws;       /* packing buffers (GEMM and conv) */
-    float *wei_nxc;            /* reordered weights (NXC conv), or NULL */
+    int nthreads;              /* OpenMP's at prepare(), >= 1 */
+    kb_omp_workspace ws;       /* packing buffers (GEMM, conv's GEMM path) */
+    float *wei_nxc;            /* reordered weights (NXC conv GEMM), or NULL */
 } omp_plan;
 
+/* Both ask the dispatcher's own question (kb_omp_conv_path_of), so every
+ * path that packs gets its buffers and no other pays for them. */
 static bool needs_workspace(const kb_problem *p)
 {
     return p->kind == KB_GEMM ||
-           (p->kind == KB_CONV && p->conv.ic != p->conv.g);
+           (p->kind == KB_CONV && kb_omp_conv_path_of(p) == KB_OMP_CONV_GEMM);
 }
 
 static bool needs_wei_nxc(const kb_problem *p)
 {
-    return needs_workspace(p) && p->kind == KB_CONV &&
+    return p->kind == KB_CONV && needs_workspace(p) &&
            p->layout == KB_LAYOUT_NXC;
 }
 
@@ -73,8 +76,9 @@ static int omp_prepare(const kb_problem *p, const kb_tensors *host,
         goto oom;
     pl->p = *p;
     pl->t = *host;
+    pl->nthreads = omp_get_max_threads();
     if (needs_workspace(p) &&
-        kb_omp_workspace_init(&pl->ws, omp_get_max_threads()) != 0)
+        kb_omp_workspace_init(&pl->ws, pl->nthreads) != 0)
         goto oom;
     if (needs_wei_nxc(p)) {
         pl->wei_nxc = malloc((size_t)kb_omp_conv_nxc_weight_elems(p) *
@@ -104,10 +108,10 @@ static int omp_run(void *plan, double *elapsed, char *err, size_t len)
         kb_omp_gemm_problem(&pl->p, &pl->t, &pl->ws);
         break;
     case KB_CONV:
-        kb_omp_conv(&pl->p, &pl->t, pl->wei_nxc, &pl->ws);
+        kb_omp_conv(&pl->p, &pl->t, pl->wei_nxc, &pl->ws, pl->nthreads);
         break;
     case KB_BNORM:
-        kb_omp_bnorm(&pl->p, &pl->t, omp_get_max_threads());
+        kb_omp_bnorm(&pl->p, &pl->t, pl->nthreads);
         break;
     }
     return 0;

@@ -8,10 +8,12 @@
  * col is never materialised: the engine's packer for it gathers each
  * KC x NC (or MC x KC) block straight from src, zero where the window
  * hangs over the padding, so a thread needs only its panel buffers.
- * 1x1 stride-1 unpadded convolutions are plain matrices over src; a
+ * 1x1 stride-1 unpadded convolutions are plain matrices over src.  A
  * depthwise convolution (CG == 1) is a direct loop, since a GEMM with
- * M == 1 cannot use the register tile (NXC kernels of more than 5x5x5
- * taps excepted). */
+ * M == 1 cannot use the register tile, when its kernel is within that
+ * loop's limits (stated with each loop below); past them it is the
+ * grouped GEMM.  kb_omp_conv_path_of is the one place that decides, for
+ * the dispatcher and for the workspace sizing alike. */
 #include "omp_kernels.h"
 
 #include <string.h>
@@ -321,10 +323,11 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
 
 /* Output columns [lo[kx], hi[kx]) whose tap kx falls inside the input
  * row: the same for every row, so worked out once per call (two
- * divisions a tap cost more than a short row's multiply-adds). */
-enum { DW_MAX_KW = 64 };
+ * divisions a tap cost more than a short row's multiply-adds).  They live
+ * on the stack, so the NCX loop takes kernels up to DW_NCX_MAX_KW wide. */
+enum { DW_NCX_MAX_KW = 64 };
 typedef struct {
-    int64_t lo[DW_MAX_KW], hi[DW_MAX_KW];
+    int64_t lo[DW_NCX_MAX_KW], hi[DW_NCX_MAX_KW];
 } tap_ranges;
 
 static void tap_ranges_of(const conv_geom *q, tap_ranges *r)
@@ -394,8 +397,10 @@ static void dw_ncx(const kb_problem *p, const kb_tensors *t, int nthreads)
 /* NXC: channels [c0, c0+cn) of output row (oz, oy) of image n, a pixel at
  * a time with the channel vector in registers.  wt holds the block's
  * weights tap-major (wt[tap*DW_CB + c]), so with KG == 1 the taps are
- * contiguous vectors in both operands. */
-enum { DW_CB = 64, DW_NV = DW_CB / 16, DW_MAX_TAPS = 125 };
+ * contiguous vectors in both operands.  wt and the row pointers live on
+ * the stack, so the NXC loop takes kernels of up to DW_NXC_MAX_TAPS taps
+ * (5x5x5; wt is then 32 KiB). */
+enum { DW_CB = 64, DW_NV = DW_CB / 16, DW_NXC_MAX_TAPS = 125 };
 
 /* acc[c] += w[c] * src channel of c, for the block's cn channels. */
 static void dw_tap(kb_v16sf acc[DW_NV], const float *w, const float *sp,
@@ -424,8 +429,8 @@ static void dw_row_nxc(const kb_problem *p, const conv_geom *q,
     int64_t kg = d->oc / d->g;
     /* The input rows the (kz, ky) taps of this output row fall on, once
      * per row rather than once per pixel. */
-    const float *rows[DW_MAX_TAPS];
-    const float *wrow[DW_MAX_TAPS];
+    const float *rows[DW_NXC_MAX_TAPS];
+    const float *wrow[DW_NXC_MAX_TAPS];
     int nrows = 0;
     for (int64_t kz = 0; kz < q->kd; kz++) {
         int64_t iz = oz * q->sd - q->pd + kz * q->dd;
@@ -468,9 +473,9 @@ static void dw_nxc(const kb_problem *p, const kb_tensors *t, int nthreads)
             int64_t n = row / (d->od * d->oh), oz = row / d->oh % d->od;
             int64_t oy = row % d->oh, c0 = blk * DW_CB;
             int64_t cn = min64(DW_CB, d->oc - c0);
-            /* up to 5x5x5 taps x 64 channels (32 KiB), rebuilt per row
-             * because that is small next to the row's work */
-            float wt[DW_MAX_TAPS * DW_CB];
+            /* rebuilt per row because that is small next to the row's
+             * work */
+            float wt[DW_NXC_MAX_TAPS * DW_CB];
             for (int64_t k = 0; k < taps; k++)
                 for (int64_t c = 0; c < cn; c++)
                     wt[k * DW_CB + c] = wei[(c0 + c) * taps + k];
@@ -480,21 +485,33 @@ static void dw_nxc(const kb_problem *p, const kb_tensors *t, int nthreads)
         }
 }
 
-void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
-                 const float *wei_nxc, const kb_omp_workspace *ws)
+kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
-    /* NXC depthwise keeps a block's taps on the stack: larger kernels
-     * take the grouped GEMM below */
-    if (d->ic == d->g && p->layout != KB_LAYOUT_NXC && d->kw <= DW_MAX_KW) {
-        dw_ncx(p, t, ws->nthreads);
+    if (d->ic != d->g)
+        return KB_OMP_CONV_GEMM;
+    if (p->layout == KB_LAYOUT_NCX)
+        return d->kw <= DW_NCX_MAX_KW ? KB_OMP_CONV_DW_NCX : KB_OMP_CONV_GEMM;
+    return d->kd * d->kh * d->kw <= DW_NXC_MAX_TAPS ? KB_OMP_CONV_DW_NXC
+                                                    : KB_OMP_CONV_GEMM;
+}
+
+void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
+                 const float *wei_nxc, const kb_omp_workspace *ws,
+                 int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    switch (kb_omp_conv_path_of(p)) {
+    case KB_OMP_CONV_DW_NCX:
+        dw_ncx(p, t, nthreads);
+        return;
+    case KB_OMP_CONV_DW_NXC:
+        dw_nxc(p, t, nthreads);
+        return;
+    case KB_OMP_CONV_GEMM:
+        for (int64_t n = 0; n < d->mb; n++)
+            for (int64_t g = 0; g < d->g; g++)
+                conv_gemm(p, t, wei_nxc, n, g, ws);
         return;
     }
-    if (d->ic == d->g && d->kd * d->kh * d->kw <= DW_MAX_TAPS) {
-        dw_nxc(p, t, ws->nthreads);
-        return;
-    }
-    for (int64_t n = 0; n < d->mb; n++)
-        for (int64_t g = 0; g < d->g; g++)
-            conv_gemm(p, t, wei_nxc, n, g, ws);
 }

@@ -281,12 +281,15 @@ static void small_m_store(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
     }
 }
 
-/* Which small-M kernel suits g, or NULL for the packed engine. */
+/* Which small-M kernel suits g, or NULL for the packed engine.  Both
+ * read A and B in place, so both must be strided matrices: an im2col
+ * operand (conv) has no memory to read. */
 typedef void (*small_m_fn)(const kb_omp_gemm_args *, int64_t, int64_t,
                            float *);
 static small_m_fn small_m_kernel(const kb_omp_gemm_args *g)
 {
-    if (g->m >= MR || g->bias || g->b.pack != kb_omp_pack_b_strided)
+    if (g->m >= MR || g->bias || g->a.pack != kb_omp_pack_a_strided ||
+        g->b.pack != kb_omp_pack_b_strided)
         return NULL;
     if (g->b.cs == 1)
         return small_m_rows;

@@ -91,13 +91,27 @@ void kb_omp_workspace_free(kb_omp_workspace *ws);
 /* Run one GEMM with ws->nthreads OpenMP threads.  Cannot fail. */
 void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws);
 
+/* The ways a convolution is computed (omp_conv.c states each one's
+ * limits): a direct depthwise loop per layout, or the grouped implicit
+ * GEMM, the only one that needs the workspace and, for NXC, the weight
+ * reorder.  The dispatcher and the plan's sizing both ask this. */
+typedef enum {
+    KB_OMP_CONV_DW_NCX,
+    KB_OMP_CONV_DW_NXC,
+    KB_OMP_CONV_GEMM
+} kb_omp_conv_path;
+kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p);
+
 /* Kernel entry points over the host tensors of p (f32).  Each cannot
- * fail once prepared.  wei_nxc is the weight reorder conv needs for NXC
- * layouts (see kb_omp_conv_reorder_weights), NULL for NCX. */
+ * fail once prepared.  nthreads >= 1 (OpenMP's num_threads must be
+ * positive).  conv: ws and wei_nxc (the weight reorder, see
+ * kb_omp_conv_reorder_weights) are read only on the GEMM path, wei_nxc
+ * only for NXC; there ws->nthreads == nthreads. */
 void kb_omp_gemm_problem(const kb_problem *p, const kb_tensors *t,
                          const kb_omp_workspace *ws);
 void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
-                 const float *wei_nxc, const kb_omp_workspace *ws);
+                 const float *wei_nxc, const kb_omp_workspace *ws,
+                 int nthreads);
 void kb_omp_bnorm(const kb_problem *p, const kb_tensors *t, int nthreads);
 
 /* NXC convolution multiplies by the weights as [G][T*R*S*C/G][K/G]

@@ -45,6 +45,21 @@ int dn_engine(dnnl_engine_t *eng, dnnl_stream_t *strm, char *err, size_t len)
     return 0;
 }
 
+/* A reorder primitive from one layout to another.  Returns 0, or -1 with
+ * err. */
+static int make_reorder(dnnl_primitive_t *r, const dnnl_memory_desc_t *from,
+                        const dnnl_memory_desc_t *to, dnnl_engine_t eng,
+                        char *err, size_t len)
+{
+    dnnl_primitive_desc_t rpd = NULL;
+    if (dn_check(dnnl_reorder_primitive_desc_create(&rpd, from, eng, to, eng, NULL),
+                 "reorder_primitive_desc_create", err, len))
+        return -1;
+    int rc = dn_check(dnnl_primitive_create(r, rpd), "reorder create", err, len);
+    dnnl_primitive_desc_destroy(rpd);
+    return rc;
+}
+
 int dn_bind(dn_plan *pl, kb_arg a, int dnnl_arg, const dnnl_memory_desc_t *user_md,
             void *ptr, const dnnl_memory_desc_t *want, bool output,
             char *err, size_t len)
@@ -52,7 +67,6 @@ int dn_bind(dn_plan *pl, kb_arg a, int dnnl_arg, const dnnl_memory_desc_t *user_
     dnnl_engine_t eng;
     dnnl_stream_t strm;
     dn_tensor *t = &pl->t[a];
-    dnnl_primitive_desc_t rpd = NULL;
 
     if (dn_engine(&eng, &strm, err, len))
         return -1;
@@ -68,15 +82,9 @@ int dn_bind(dn_plan *pl, kb_arg a, int dnnl_arg, const dnnl_memory_desc_t *user_
     if (dn_check(dnnl_memory_create(&t->mem, want, eng, DNNL_MEMORY_ALLOCATE),
                  "memory_create (preferred format)", err, len))
         return -1;
-    const dnnl_memory_desc_t *from = output ? want : user_md;
-    const dnnl_memory_desc_t *to = output ? user_md : want;
-    if (dn_check(dnnl_reorder_primitive_desc_create(&rpd, from, eng, to, eng, NULL),
-                 "reorder_primitive_desc_create", err, len))
+    if (make_reorder(&t->to_mem, user_md, want, eng, err, len))
         return -1;
-    int rc = dn_check(dnnl_primitive_create(&t->reorder, rpd), "reorder create",
-                      err, len);
-    dnnl_primitive_desc_destroy(rpd);
-    return rc;
+    return output ? make_reorder(&t->to_user, want, user_md, eng, err, len) : 0;
 }
 
 int dn_create_primitive(dn_plan *pl, dnnl_primitive_desc_t pd, char *err,
@@ -88,8 +96,14 @@ int dn_create_primitive(dn_plan *pl, dnnl_primitive_desc_t pd, char *err,
     return rc;
 }
 
-/* Run the reorders of the inputs (outputs == false) or of the outputs. */
-static int run_reorders(dn_plan *pl, bool outputs, char *err, size_t len)
+/* Which reorders run_reorders runs. */
+typedef enum {
+    DN_INPUTS_IN,    /* inputs, plain -> preferred: before the primitive */
+    DN_ALL_IN,       /* every tensor, plain -> preferred: write_input */
+    DN_OUTPUTS_OUT,  /* outputs, preferred -> plain: after the primitive */
+} dn_reorders;
+
+static int run_reorders(dn_plan *pl, dn_reorders which, char *err, size_t len)
 {
     dnnl_engine_t eng;
     dnnl_stream_t strm;
@@ -98,12 +112,13 @@ static int run_reorders(dn_plan *pl, bool outputs, char *err, size_t len)
         return -1;
     for (int a = 0; a < KB_ARG_MAX; a++) {
         dn_tensor *t = &pl->t[a];
-        if (!t->reorder || t->output != outputs)
+        bool out = which == DN_OUTPUTS_OUT;
+        dnnl_primitive_t r = out ? t->to_user : t->to_mem;
+        if (!r || (which == DN_INPUTS_IN && t->output))
             continue;
-        dnnl_exec_arg_t args[2] = {
-            {DNNL_ARG_FROM, outputs ? t->mem : t->user},
-            {DNNL_ARG_TO, outputs ? t->user : t->mem}};
-        if (dn_check(dnnl_primitive_execute(t->reorder, strm, 2, args),
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, out ? t->mem : t->user},
+                                   {DNNL_ARG_TO, out ? t->user : t->mem}};
+        if (dn_check(dnnl_primitive_execute(r, strm, 2, args),
                      "reorder execute", err, len))
             return -1;
     }
@@ -153,8 +168,10 @@ static void dn_release(void *plan)
         return;
     for (int a = 0; a < KB_ARG_MAX; a++) {
         dn_tensor *t = &pl->t[a];
-        if (t->reorder)
-            dnnl_primitive_destroy(t->reorder);
+        if (t->to_mem)
+            dnnl_primitive_destroy(t->to_mem);
+        if (t->to_user)
+            dnnl_primitive_destroy(t->to_user);
         if (t->mem && t->mem != t->user)
             dnnl_memory_destroy(t->mem);
         if (t->user)
@@ -184,7 +201,7 @@ static int prepare_variant(const kb_problem *p, const kb_tensors *host,
     }
     /* The untimed variant converts its inputs once, here. */
     if (rc == 0 && !timed_reorders)
-        rc = run_reorders(pl, false, err, len);
+        rc = run_reorders(pl, DN_INPUTS_IN, err, len);
     if (rc) {
         dn_release(pl);
         return -1;
@@ -210,12 +227,12 @@ static int dn_run(void *plan, double *elapsed, char *err, size_t len)
     dn_plan *pl = plan;
 
     *elapsed = -1;
-    if (pl->timed_reorders && run_reorders(pl, false, err, len))
+    if (pl->timed_reorders && run_reorders(pl, DN_INPUTS_IN, err, len))
         return -1;
     if (run_primitive(pl, err, len))
         return -1;
     if (pl->timed_reorders)
-        return run_reorders(pl, true, err, len);
+        return run_reorders(pl, DN_OUTPUTS_OUT, err, len);
     return 0;
 }
 
@@ -223,7 +240,15 @@ static int dn_read_output(void *plan, char *err, size_t len)
 {
     dn_plan *pl = plan;
     /* The timed variant already wrote the plain outputs in run(). */
-    return pl->timed_reorders ? 0 : run_reorders(pl, true, err, len);
+    return pl->timed_reorders ? 0 : run_reorders(pl, DN_OUTPUTS_OUT, err, len);
+}
+
+/* Outputs too: both variants keep the primitive's output in `mem`, and a
+ * primitive that skipped its work would otherwise hand back the last
+ * result instead of the poison. */
+static int dn_write_input(void *plan, char *err, size_t len)
+{
+    return run_reorders(plan, DN_ALL_IN, err, len);
 }
 
 static const char *isa_name(dnnl_cpu_isa_t isa)
@@ -264,6 +289,7 @@ const kb_backend kb_backend_onednn = {
     .prepare = dn_prepare,
     .run = dn_run,
     .read_output = dn_read_output,
+    .write_input = dn_write_input,
     .release = dn_release,
     .describe = dn_describe,
 };
@@ -277,6 +303,7 @@ const kb_backend kb_backend_onednn_reorder = {
     .prepare = dn_prepare_reorder,
     .run = dn_run,
     .read_output = dn_read_output,
+    .write_input = dn_write_input,
     .release = dn_release,
     .describe = dn_describe,
 };

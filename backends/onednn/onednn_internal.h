@@ -9,11 +9,12 @@
 
 /* A tensor as the primitive sees it.  `mem` is in the primitive's
  * preferred format; when that differs from the user's plain layout, `user`
- * wraps the host buffer and `reorder` converts between them (user -> mem
- * for inputs, mem -> user for outputs). */
+ * wraps the host buffer, `to_mem` converts user -> mem (inputs in prepare,
+ * and every tensor in write_input, so a poisoned output reaches the
+ * private copy) and `to_user` converts mem -> user (outputs only). */
 typedef struct {
     dnnl_memory_t user, mem;
-    dnnl_primitive_t reorder;
+    dnnl_primitive_t to_mem, to_user;
     bool output;
     int dnnl_arg;              /* DNNL_ARG_SRC, ... */
 } dn_tensor;

@@ -29,14 +29,20 @@ static void usage(FILE *out)
         "           [--skip-corrupt] [--chunk BYTES] [--depth N] [--seed S]\n"
         "           [--quiet]\n"
         "    --compute backend:NAME runs the profile's model (its kbench\n"
-        "    catalog) on backend NAME, one forward pass a step at --batch\n"
+        "    catalog) on backend NAME, one forward pass a step at --batch;\n"
+        "    --direct reads with O_DIRECT; a refusal (at open, or at the\n"
+        "    read) is recorded and the run reads buffered from then on\n"
         "       kbench io checkpoint (--bytes N | --profile P) --dir D\n"
-        "           [--engine E] [--fsync] [--direct] [--seed S]\n"
+        "           [--engine E] [--fsync] [--direct] [--seed S] [--json FILE]\n"
+        "    --direct: O_DIRECT both ways where the filesystem and engine\n"
+        "    allow it; a write that cannot be direct is fsync'd in its timed\n"
+        "    window, and the output names the mode and any refusal\n"
         "  every sub-verb: --profiles FILE (default $KBENCH_IO_PROFILES or\n"
         "  %s)\n"
         "exit codes: 0 ok, 1 verification failed (corrupt data, a sample\n"
         "  delivered twice or never), 2 usage, 3 runtime, 128+N signal N\n",
-        kb_io_profiles_path());
+        kb_io_profiles_path() ? kb_io_profiles_path()
+                              : "<no kbench data directory>/io/profiles.conf");
 }
 
 /* Integer option value within [lo, hi].  0, or -1 after a message. */
@@ -296,8 +302,9 @@ static int dispatch(const char *verb, cmd_opts *o, char *err, size_t len)
                  "checkpoint_bytes");
         return KB_IO_USAGE;
     }
-    kb_io_ckpt_opts c = {.dir = o->dir, .bytes = bytes, .fsync = o->fsync,
-                         .direct = o->run.direct, .seed = o->run.seed};
+    kb_io_ckpt_opts c = {.dir = o->dir, .json = o->run.json, .bytes = bytes,
+                         .fsync = o->fsync, .direct = o->run.direct,
+                         .seed = o->run.seed};
     if (!(c.engine = find_engine(o->engine, err, len)))
         return KB_IO_USAGE;
     return kb_io_checkpoint(&c, err, len);

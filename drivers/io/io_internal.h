@@ -42,8 +42,9 @@ typedef struct {
     char model[32];         /* kbench catalog for --compute backend: */
 } kb_io_profile;
 
-/* Path of the profile file: $KBENCH_IO_PROFILES, else the source tree's
- * drivers/io/profiles.conf recorded at build time. */
+/* Path of the profile file: $KBENCH_IO_PROFILES, else io/profiles.conf in
+ * the data directory (kernels/data_dir.h); NULL when there is none, which
+ * kb_io_profile_find() reports. */
 const char *kb_io_profiles_path(void);
 
 /* Find profile `name` in the file at `path`.  Returns 0, KB_IO_USAGE for
@@ -163,16 +164,24 @@ typedef struct {
 typedef struct {
     const char *name;
     const char *missing;    /* why it is unavailable, or NULL */
+    /* Why the engine cannot bypass the page cache whatever the open flags
+     * (mmap), or NULL when O_DIRECT applies to its transfers. */
+    const char *no_direct;
+    /* The calls that move the data, named when one refuses O_DIRECT. */
+    const char *read_call, *write_call;
     /* Per-thread state (an io_uring ring).  0 or KB_IO_ERROR. */
     int (*open)(void **state, unsigned depth, char *err, size_t len);
     /* Read bytes [0, size) of fd into buf (capacity size rounded up to
      * KB_IO_ALIGN), in requests of `chunk` bytes, reporting progress when
-     * prog is not NULL.  Returns 0, or a negative errno (EINVAL tells the
-     * caller O_DIRECT was refused). */
+     * prog is not NULL.  Returns 0, or a negative errno (-EINVAL on an
+     * O_DIRECT fd is the filesystem refusing O_DIRECT at transfer time:
+     * the caller reads again buffered). */
     int (*read)(void *state, int fd, uint8_t *buf, size_t size, size_t chunk,
                 kb_io_lat *lat, const kb_io_progress *prog, char *err,
                 size_t len);
-    /* Write buf[0, size) to fd from offset 0.  0 or a negative errno. */
+    /* Write buf[0, size) to fd from offset 0 (on an O_DIRECT fd, size a
+     * multiple of KB_IO_ALIGN).  0 or a negative errno, -EINVAL as for
+     * read. */
     int (*write)(void *state, int fd, const uint8_t *buf, size_t size,
                  size_t chunk, char *err, size_t len);
     void (*close)(void *state);
@@ -342,6 +351,7 @@ char *kb_io_file_path(const char *dir, const kb_io_profile *p, int64_t i);
 
 typedef struct {
     const char *dir;
+    const char *json;             /* JSON Lines path or NULL */
     uint64_t bytes;
     const kb_io_engine *engine;
     bool fsync, direct;
@@ -350,8 +360,36 @@ typedef struct {
 
 int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len);
 
-/* Open for reading, O_DIRECT when asked and accepted (*direct is cleared
- * when the filesystem refuses it).  Returns the fd or -1 with errno. */
-int kb_io_open_read(const char *path, bool *direct);
+/* Open path with `flags` (mode 0644 when creating), adding O_DIRECT when
+ * *direct; a filesystem that refuses O_DIRECT at open (EINVAL, as tmpfs
+ * before Linux 6.6) gets a buffered open and *direct cleared.  Returns
+ * the fd or -1 with errno. */
+int kb_io_open(const char *path, int flags, bool *direct);
+
+/* ---- how a request for O_DIRECT fared (direct.c) ----
+ * One per direction: the run's reads, the checkpoint's write and read.
+ * Only the first refusal is kept: after it the direction is buffered. */
+typedef struct {
+    const char *at;         /* NULL, or where it was refused: "engine"
+                             * (mmap), "open", "read" or "write" */
+    const char *call;       /* the call that refused: "open", "pread",
+                             * "io_uring read", "mmap", ... */
+    char file[256];
+    char reason[KB_IO_ERRLEN];
+} kb_io_direct;
+
+/* Record a refusal unless one is already recorded; returns whether this
+ * one was the first.  Cannot fail (long strings are cut). */
+bool kb_io_direct_refuse(kb_io_direct *d, const char *at, const char *call,
+                         const char *file, const char *reason);
+/* Add "<prefix>_refused" (bool) and "<prefix>_refused_at", "_call",
+ * "_file", "_reason", "<prefix>_fallback" (null when not refused) to o;
+ * `fallback` names what was done instead.  0, or -1 out of memory. */
+struct cJSON;
+int kb_io_direct_json(const kb_io_direct *d, const char *prefix,
+                      const char *fallback, struct cJSON *o);
+/* "O_DIRECT refused at read by pread (FILE: REASON)" into buf, for a d
+ * that holds a refusal. */
+void kb_io_direct_describe(const kb_io_direct *d, char *buf, size_t len);
 
 #endif

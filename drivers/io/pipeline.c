@@ -6,6 +6,7 @@
 #include "io_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,7 +36,9 @@ typedef struct {
     int64_t skipped_files, skipped_samples, holes;
     uint64_t bytes;
     kb_io_lat lat;                  /* merged latencies of the epoch */
-    bool direct_refused;
+    kb_io_direct dio;               /* how --direct fared in the run */
+    int64_t files_direct, files_buffered;   /* read each way, this epoch */
+    atomic_bool direct;             /* reads still ask for O_DIRECT */
 } run_ctx;
 
 /* One reader thread's buffers. */
@@ -107,16 +110,37 @@ static void on_ready(void *ctx, size_t ready)
                                             sizeof r->parse_err);
 }
 
+/* O_DIRECT was refused (by the engine, at open or at read) on path:
+ * recorded and said once, and every later read of the run is buffered,
+ * so that a refusal costs one failed request, not one a file. */
+static void direct_refused(run_ctx *c, const char *at, const char *call,
+                           const char *path, const char *why)
+{
+    atomic_store(&c->direct, false);
+    pthread_mutex_lock(&c->mu);
+    if (kb_io_direct_refuse(&c->dio, at, call, path, why)) {
+        char what[2 * KB_IO_ERRLEN];
+        kb_io_direct_describe(&c->dio, what, sizeof what);
+        fprintf(stderr, "kbench io: %s; reading buffered from here on\n",
+                what);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
 /* Read a whole file into r->buf, walking its records as they arrive when
- * the format can; falls back to buffered I/O when the filesystem refuses
- * O_DIRECT at transfer time.  Returns the size, or -1 with a message. */
+ * the format can, with O_DIRECT while the run still asks for it.  A
+ * filesystem may refuse O_DIRECT at open or only at transfer time (EINVAL
+ * from the read): either way the file is read again buffered and the
+ * refusal recorded.  Returns the size, or -1 with a message. */
 static int64_t read_file(reader *r, const char *path, char *err, size_t len)
 {
     run_ctx *c = r->c;
-    bool direct = c->o->direct;
+    bool direct = atomic_load(&c->direct);
     for (;;) {
         bool asked = direct;
-        int fd = kb_io_open_read(path, &direct);
+        int fd = kb_io_open(path, O_RDONLY, &direct);
+        if (fd >= 0 && asked && !direct)
+            direct_refused(c, "open", "open", path, strerror(EINVAL));
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0) {
             snprintf(err, len, "cannot open: %s", strerror(errno));
@@ -129,6 +153,9 @@ static int64_t read_file(reader *r, const char *path, char *err, size_t len)
         r->parse_rc = 0;
         r->parse_err[0] = '\0';
         kb_io_progress prog = {on_ready, r};
+        /* a refused attempt's requests are not part of the measurement */
+        size_t lat_n = r->lat.n;
+        uint64_t lat_bytes = r->lat.bytes;
         int rc = reserve_buf(r, size);
         if (rc)
             snprintf(err, len, "out of memory for %zu bytes", size);
@@ -138,16 +165,21 @@ static int64_t read_file(reader *r, const char *path, char *err, size_t len)
                                     err, len);
         close(fd);
         if (rc == -EINVAL && direct) {
-            direct = false;   /* refused at transfer time: read buffered */
-            asked = true;
+            r->lat.n = lat_n;
+            r->lat.bytes = lat_bytes;
+            direct_refused(c, "read", c->o->engine->read_call, path, err);
+            direct = false;
             continue;
         }
-        if (asked && !direct) {
-            pthread_mutex_lock(&c->mu);
-            c->direct_refused = true;
-            pthread_mutex_unlock(&c->mu);
-        }
-        return rc ? -1 : (int64_t)size;
+        if (rc)
+            return -1;
+        pthread_mutex_lock(&c->mu);
+        if (direct)
+            c->files_direct++;
+        else
+            c->files_buffered++;
+        pthread_mutex_unlock(&c->mu);
+        return (int64_t)size;
     }
 }
 
@@ -430,6 +462,20 @@ static int add_compute(const run_ctx *c, const epoch_stats *st, cJSON *o)
                                     model_gflops(&m, st)) ? -1 : 0;
 }
 
+/* With --direct, how this epoch's files were read, under the table line. */
+static void print_direct(const run_ctx *c)
+{
+    int64_t files = c->files_direct + c->files_buffered;
+    if (!c->dio.at) {
+        printf("  reads: direct, %" PRId64 " files with O_DIRECT\n", files);
+        return;
+    }
+    char what[2 * KB_IO_ERRLEN];
+    kb_io_direct_describe(&c->dio, what, sizeof what);
+    printf("  reads: %" PRId64 " of %" PRId64 " files with O_DIRECT, the rest "
+           "buffered: %s\n", c->files_direct, files, what);
+}
+
 /* One JSON Lines record (and a table line on stdout) for the epoch. */
 static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
                   size_t len)
@@ -449,6 +495,8 @@ static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
                "p99 %.3f ms  wait %.3f s  resident %.0f %%  CPU %.0f %%\n",
                c->epoch, st->samples, st->wall, au, sps, mbs, nominal, p50,
                p99, st->wait, 100 * st->residency, st->cpu);
+    if (!c->o->quiet && c->o->direct)
+        print_direct(c);
     if (!c->o->quiet && c->model && st->compute_all > 0) {
         kb_io_model_info m;
         kb_io_model_describe(c->model, &m);
@@ -468,8 +516,14 @@ static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
     cJSON_AddNumberToObject(o, "readers", (double)c->o->readers);
     cJSON_AddNumberToObject(o, "batch", (double)c->o->batch);
     cJSON_AddNumberToObject(o, "prefetch", (double)c->o->prefetch);
-    cJSON_AddBoolToObject(o, "direct", c->o->direct && !c->direct_refused);
-    cJSON_AddBoolToObject(o, "direct_refused", c->direct_refused);
+    cJSON_AddBoolToObject(o, "direct_asked", c->o->direct);
+    cJSON_AddBoolToObject(o, "direct", c->o->direct && !c->files_buffered);
+    cJSON_AddNumberToObject(o, "files_direct", (double)c->files_direct);
+    cJSON_AddNumberToObject(o, "files_buffered", (double)c->files_buffered);
+    if (kb_io_direct_json(&c->dio, "direct", "buffered", o)) {
+        cJSON_Delete(o);
+        goto oom;
+    }
     cJSON_AddBoolToObject(o, "cold", c->o->cold);
     cJSON_AddNumberToObject(o, "files", (double)c->nfiles);
     cJSON_AddNumberToObject(o, "samples", (double)st->samples);
@@ -532,6 +586,7 @@ static int run_epoch(run_ctx *c, reader *rd, uint8_t *bits, FILE *json,
     atomic_store(&c->next_file, 0);
     c->rc = 0;
     c->skipped_files = c->skipped_samples = c->holes = 0;
+    c->files_direct = c->files_buffered = 0;
     c->bytes = 0;
     c->lat.n = 0;
     kb_io_ring_reset(c->ring, c->total);
@@ -659,6 +714,10 @@ int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
 {
     run_ctx c = {.p = p, .o = o, .fmt = kb_io_format_find(p->format)};
     pthread_mutex_init(&c.mu, NULL);
+    atomic_init(&c.direct, o->direct);
+    if (o->direct && o->engine->no_direct)
+        direct_refused(&c, "engine", o->engine->name, o->dir,
+                       o->engine->no_direct);
     reader *rd = NULL;
     uint8_t *bits = NULL;
     FILE *json = NULL;

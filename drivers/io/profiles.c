@@ -1,5 +1,6 @@
 /* profiles.c - reads the workload profiles (profiles.conf) at run time. */
 #include "io_internal.h"
+#include "kernels/data_dir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,14 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef KB_IO_PROFILES_DEFAULT
-#define KB_IO_PROFILES_DEFAULT "profiles.conf"
-#endif
+#define PROFILES_REL "io/profiles.conf"  /* in the data directory */
 
+/* See io_internal.h. */
 const char *kb_io_profiles_path(void)
 {
+    static char path[4096];
+    char err[16];
     const char *env = getenv("KBENCH_IO_PROFILES");
-    return env && *env ? env : KB_IO_PROFILES_DEFAULT;
+    if (env && *env)
+        return env;
+    return kb_data_path(PROFILES_REL, path, sizeof path, err, sizeof err)
+               ? NULL : path;
 }
 
 int64_t kb_io_dims_product(const kb_io_profile *p)
@@ -142,6 +147,11 @@ static int check_profile(const kb_io_profile *p, const char *path, char *err,
 int kb_io_profile_find(const char *path, const char *name, kb_io_profile *p,
                        char *err, size_t len)
 {
+    if (!path) {  /* no data directory: its message says where it looked */
+        char unused[4096];
+        kb_data_path(PROFILES_REL, unused, sizeof unused, err, len);
+        return KB_IO_ERROR;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, len, "cannot open profile file %s: %s", path,

@@ -1,5 +1,5 @@
 /* readers.c - what every reader engine shares: opening with O_DIRECT when
- * the filesystem accepts it, and latency records. */
+ * the filesystem accepts it, latency records and scratch buffers. */
 #define _GNU_SOURCE   /* O_DIRECT */
 #include "io_internal.h"
 
@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int kb_io_open_read(const char *path, bool *direct)
+int kb_io_open(const char *path, int flags, bool *direct)
 {
     if (*direct) {
-        int fd = open(path, O_RDONLY | O_DIRECT);
+        int fd = open(path, flags | O_DIRECT, 0644);
         if (fd >= 0 || errno != EINVAL)
             return fd;
-        *direct = false;   /* e.g. tmpfs refuses O_DIRECT at open */
+        *direct = false;   /* e.g. tmpfs before Linux 6.6 */
     }
-    return open(path, O_RDONLY);
+    return open(path, flags, 0644);
 }
 
 int kb_io_lat_add(kb_io_lat *l, double seconds)

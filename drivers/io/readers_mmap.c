@@ -76,6 +76,10 @@ static void mmap_close(void *state) { (void)state; }
 
 const kb_io_engine kb_io_engine_mmap = {
     .name = "mmap",
+    /* page faults fill the page cache; O_DIRECT on the fd changes nothing */
+    .no_direct = "mmap reads and writes through the page cache",
+    .read_call = "mmap",
+    .write_call = "mmap",
     .open = mmap_open,
     .read = mmap_read,
     .write = mmap_write,

@@ -73,6 +73,8 @@ static void pread_close(void *state) { (void)state; }
 
 const kb_io_engine kb_io_engine_pread = {
     .name = "pread",
+    .read_call = "pread",
+    .write_call = "pwrite",
     .open = pread_open,
     .read = pread_read,
     .write = pread_write,

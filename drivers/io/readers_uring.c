@@ -186,6 +186,8 @@ static void uring_close(void *state)
 
 const kb_io_engine kb_io_engine_uring = {
     .name = "io_uring",
+    .read_call = "io_uring read",
+    .write_call = "io_uring write",
     .open = uring_open,
     .read = uring_read,
     .write = uring_write,

@@ -1,5 +1,6 @@
 /* ceilings.h - measured machine ceilings (compute peaks, memory bandwidths)
- * and their JSON file, schema "kbench.ceilings/1" (results/CEILINGS.md).
+ * and their JSON file, schema "kbench.ceilings/2" (results/CEILINGS.md;
+ * files of schema 1 are still read).
  *
  * A ceilings file holds one entry per device.  `kbench peaks` writes the
  * "cpu" device; a GPU backend adds its own device entry (kind "cuda" or
@@ -8,11 +9,16 @@
 #ifndef KB_CEILINGS_H
 #define KB_CEILINGS_H
 
+#include "drivers/peaks/cpu_id.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define KB_CEILINGS_SCHEMA "kbench.ceilings/1"
+#define KB_CEILINGS_SCHEMA "kbench.ceilings/2"
+/* Schema 1 lacked the clock per compute ceiling and the CPU identity, and
+ * its theoretical figures assumed --fma-ports; it is read all the same. */
+#define KB_CEILINGS_SCHEMA_V1 "kbench.ceilings/1"
 #define KB_MAX_DEVICES 8
 #define KB_MAX_CEILINGS 32
 #define KB_MAX_SWEEP 128
@@ -21,7 +27,8 @@ typedef enum { KB_CEIL_COMPUTE, KB_CEIL_MEMORY } kb_ceiling_kind;
 
 /* One ceiling.  Compute: level is the precision ("fp64", "fp32", "bf16",
  * "fp16"), unit "GFLOP/s".  Memory: level is "L1", "L2", "L3" or "DRAM",
- * unit "GB/s".  theoretical is 0 when there is no theoretical value. */
+ * unit "GB/s".  theoretical is 0 when there is no theoretical value;
+ * for a compute ceiling, note then says why. */
 typedef struct {
     kb_ceiling_kind kind;
     char kernel[48];        /* what measured it: "fma-avx512", "stream-triad" */
@@ -30,6 +37,12 @@ typedef struct {
     double value;           /* measured */
     double theoretical;
     bool stream_rule;       /* memory: measured under STREAM's sizing rules */
+    /* compute only, 0 when unknown: */
+    double clock_ghz;               /* measured during the run */
+    double flop_per_cycle_core;     /* value / (clock_ghz x cores used) */
+    double peak_flop_per_cycle_core;   /* microarch.conf: pipes x lanes x 2 */
+    int cores_used;
+    char note[256];                 /* why theoretical is null, else "" */
 } kb_ceiling;
 
 /* One point of the working-set sweep. */
@@ -45,9 +58,10 @@ typedef struct {
     char model[160];
     int cores, threads;
     char affinity[256];
-    double clock_ghz;       /* observed under load */
-    char clock_source[32];  /* "add-chain" or "cpuinfo" */
-    int fma_ports;          /* assumed for the theoretical values */
+    char clock_source[32];  /* "perf_event cycles", "dependent-add chain",
+                               "none"; the clocks are per compute ceiling */
+    bool have_cpu_id;       /* cpu_id below was recorded (kind "cpu") */
+    kb_cpu_id cpu_id;
     char topology_source[16];  /* "hwloc" or "sysfs" */
     double cache_bytes[3];  /* L1d, L2, L3 */
     int nceilings;

@@ -1,5 +1,6 @@
 /* ceilings_io.c - the ceilings file: kb_ceilings to and from JSON (schema
- * "kbench.ceilings/1", documented in results/CEILINGS.md), with cJSON. */
+ * "kbench.ceilings/2", documented in results/CEILINGS.md; schema 1 files
+ * are read too), with cJSON. */
 #include "drivers/peaks/ceilings.h"
 
 #include <cjson/cJSON.h>
@@ -61,6 +62,15 @@ const kb_ceiling *kb_device_best(const kb_device *d, kb_ceiling_kind kind,
 
 /* The cJSON Add helpers return NULL on allocation failure; the caller
  * detects that once, when printing the document fails. */
+/* v, or null when it is unknown (0). */
+static void add_positive(cJSON *o, const char *key, double v)
+{
+    if (v > 0)
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
 static void add_ceiling(cJSON *arr, const kb_ceiling *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -77,8 +87,16 @@ static void add_ceiling(cJSON *arr, const kb_ceiling *c)
         cJSON_AddNumberToObject(o, "theoretical", c->theoretical);
     else
         cJSON_AddNullToObject(o, "theoretical");
-    if (c->kind == KB_CEIL_MEMORY)
+    if (c->kind == KB_CEIL_MEMORY) {
         cJSON_AddBoolToObject(o, "stream_rule", c->stream_rule);
+        return;
+    }
+    add_positive(o, "clock_ghz", c->clock_ghz);
+    add_positive(o, "flop_per_cycle_core", c->flop_per_cycle_core);
+    add_positive(o, "peak_flop_per_cycle_core", c->peak_flop_per_cycle_core);
+    add_positive(o, "cores_used", c->cores_used);
+    if (c->note[0])
+        cJSON_AddStringToObject(o, "note", c->note);
 }
 
 static void add_device(cJSON *arr, const kb_device *d)
@@ -93,9 +111,9 @@ static void add_device(cJSON *arr, const kb_device *d)
     cJSON_AddNumberToObject(o, "cores", d->cores);
     cJSON_AddNumberToObject(o, "threads", d->threads);
     cJSON_AddStringToObject(o, "affinity", d->affinity);
-    cJSON_AddNumberToObject(o, "clock_ghz", d->clock_ghz);
     cJSON_AddStringToObject(o, "clock_source", d->clock_source);
-    cJSON_AddNumberToObject(o, "fma_ports", d->fma_ports);
+    if (d->have_cpu_id)
+        cJSON_AddItemToObject(o, "cpu_id", kb_cpu_id_to_json(&d->cpu_id));
     cJSON *topo = cJSON_AddObjectToObject(o, "topology");
     if (topo) {
         cJSON_AddStringToObject(topo, "source", d->topology_source);
@@ -203,6 +221,7 @@ static int parse_ceiling(const cJSON *o, kb_ceiling *c, const char *what,
                          char *err, size_t errlen)
 {
     char kind[16];
+    double cores;
     if (!cJSON_IsObject(o)) {
         snprintf(err, errlen, "%s: expected an object", what);
         return -1;
@@ -212,8 +231,16 @@ static int parse_ceiling(const cJSON *o, kb_ceiling *c, const char *what,
         get_str(o, "level", true, c->level, sizeof c->level, what, err, errlen) ||
         get_str(o, "unit", true, c->unit, sizeof c->unit, what, err, errlen) ||
         get_num(o, "value", true, &c->value, what, err, errlen) ||
-        get_num(o, "theoretical", false, &c->theoretical, what, err, errlen))
+        get_num(o, "theoretical", false, &c->theoretical, what, err, errlen) ||
+        get_num(o, "clock_ghz", false, &c->clock_ghz, what, err, errlen) ||
+        get_num(o, "flop_per_cycle_core", false, &c->flop_per_cycle_core, what, err,
+                errlen) ||
+        get_num(o, "peak_flop_per_cycle_core", false, &c->peak_flop_per_cycle_core,
+                what, err, errlen) ||
+        get_num(o, "cores_used", false, &cores, what, err, errlen) ||
+        get_str(o, "note", false, c->note, sizeof c->note, what, err, errlen))
         return -1;
+    c->cores_used = (int)fmin(cores, 1 << 20);
     if (strcmp(kind, "compute") == 0) {
         c->kind = KB_CEIL_COMPUTE;
     } else if (strcmp(kind, "memory") == 0) {
@@ -272,7 +299,7 @@ static int parse_device(const cJSON *o, kb_device *d, int index, char *err,
     char what[64];
     snprintf(what, sizeof what, "devices[%d]", index);
     memset(d, 0, sizeof *d);
-    double cores, threads, ports;
+    double cores, threads;
     if (!cJSON_IsObject(o)) {
         snprintf(err, errlen, "%s: expected an object", what);
         return -1;
@@ -282,15 +309,18 @@ static int parse_device(const cJSON *o, kb_device *d, int index, char *err,
         get_num(o, "cores", false, &cores, what, err, errlen) ||
         get_num(o, "threads", false, &threads, what, err, errlen) ||
         get_str(o, "affinity", false, d->affinity, sizeof d->affinity, what, err, errlen) ||
-        get_num(o, "clock_ghz", false, &d->clock_ghz, what, err, errlen) ||
         get_str(o, "clock_source", false, d->clock_source, sizeof d->clock_source,
                 what, err, errlen) ||
-        get_num(o, "fma_ports", false, &ports, what, err, errlen) ||
         parse_extras(o, d, what, err, errlen))
         return -1;
     d->cores = (int)fmin(cores, 1 << 20);
     d->threads = (int)fmin(threads, 1 << 20);
-    d->fma_ports = (int)fmin(ports, 64);
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "cpu_id");
+    if (id && !cJSON_IsNull(id)) {
+        if (kb_cpu_id_from_json(id, &d->cpu_id, what, err, errlen))
+            return -1;
+        d->have_cpu_id = true;
+    }
 
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "ceilings");
     if (!cJSON_IsArray(arr)) {
@@ -329,9 +359,9 @@ int kb_ceilings_parse(const char *text, kb_ceilings *out, char *err,
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices");
     if (get_str(root, "schema", true, schema, sizeof schema, "ceilings", err, errlen))
         goto done;
-    if (strcmp(schema, KB_CEILINGS_SCHEMA) != 0) {
-        snprintf(err, errlen, "schema \"%s\", expected \"%s\"", schema,
-                 KB_CEILINGS_SCHEMA);
+    if (strcmp(schema, KB_CEILINGS_SCHEMA) != 0 && strcmp(schema, KB_CEILINGS_SCHEMA_V1) != 0) {
+        snprintf(err, errlen, "schema \"%s\", expected \"%s\" (or the older \"%s\")",
+                 schema, KB_CEILINGS_SCHEMA, KB_CEILINGS_SCHEMA_V1);
         goto done;
     }
     if (get_str(root, "host", false, out->host, sizeof out->host, "ceilings", err, errlen) ||

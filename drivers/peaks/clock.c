@@ -1,13 +1,15 @@
-/* clock.c - the core clock observed under load, for the theoretical peaks:
- * timed from a chain of dependent integer adds, or read from cpuinfo. */
+/* clock.c - the core clock during the FMA runs, for the theoretical peaks:
+ * a per-thread perf_event cycle counter where the kernel offers one, else
+ * a timed chain of dependent register adds. */
+#define _GNU_SOURCE   /* syscall */
 #include "drivers/peaks/peaks.h"
 
-#include <omp.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -16,62 +18,70 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#if defined(__x86_64__)
-/* Each `add` depends on the previous one and has a latency of one cycle
- * on every x86-64 core, so 1000 of them take 1000 cycles; the loop branch
- * runs beside them for free.  Returns the GHz seen by this thread. */
-static double add_chain_ghz(int64_t blocks)
+int kb_cycles_open(kb_cycle_counter *c)
 {
-    uint64_t x = 0;
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_HARDWARE;
+    a.config = PERF_COUNT_HW_CPU_CYCLES;
+    /* user space only: allowed at perf_event_paranoid 2, and the FMA
+     * loop runs there */
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.read_format = PERF_FORMAT_TOTAL_TIME_RUNNING;
+    /* pid 0, cpu -1: the calling thread, wherever it runs */
+    long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+    c->fd = fd < 0 ? -1 : (int)fd;
+    return c->fd < 0 ? -1 : 0;
+}
+
+int kb_cycles_read(const kb_cycle_counter *c, double *cycles, double *running_s)
+{
+    uint64_t v[2];   /* value, time running (ns) */
+    if (c->fd < 0 || read(c->fd, v, sizeof v) != (ssize_t)sizeof v)
+        return -1;
+    *cycles = (double)v[0];
+    *running_s = 1e-9 * (double)v[1];
+    return 0;
+}
+
+void kb_cycles_close(kb_cycle_counter *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+
+#if defined(__x86_64__)
+/* 1000 dependent adds of a register.  Each takes one cycle on every
+ * x86-64 core.  Not `add $1`: Golden Cove's renamer folds immediate adds
+ * (a chain of them read 15 GHz on a 2.1 GHz Emerald Rapids). */
+static double add_chain_once(void)
+{
+    enum { BLOCKS = 1000 };   /* 1e6 cycles: 0.2-0.5 ms */
+    uint64_t x = 0, one = 1;
+    __asm__ volatile("" : "+r"(one));   /* the compiler cannot know it is 1 */
     double t0 = now_s();
-    for (int64_t b = 0; b < blocks; b++)
-        __asm__ volatile(".rept 1000\n\taddq $1, %0\n\t.endr" : "+r"(x));
+    for (int b = 0; b < BLOCKS; b++)
+        __asm__ volatile(".rept 1000\n\taddq %1, %0\n\t.endr" : "+r"(x) : "r"(one));
     double dt = now_s() - t0;
-    return x == (uint64_t)blocks * 1000 && dt > 0 ? 1e-9 * (double)x / dt : 0;
+    return x == (uint64_t)BLOCKS * 1000 && dt > 0 ? 1e-9 * (double)x / dt : 0;
 }
 #endif
 
-/* Mean of the "cpu MHz" lines of /proc/cpuinfo in GHz, 0 without any.
- * The kernel reports a recent sample, not the clock under our load. */
-static double cpuinfo_ghz(void)
+double kb_add_chain_ghz(int tries)
 {
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    double sum = 0;
-    int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *v = strchr(line, ':');
-        if (strncmp(line, "cpu MHz", 7) == 0 && v) {
-            sum += atof(v + 1);
-            n++;
-        }
-    }
-    fclose(f);
-    return n ? sum / n / 1000.0 : 0;
-}
-
-double kb_observed_clock_ghz(int threads, char *source, size_t len)
-{
+    double best = 0;
 #if defined(__x86_64__)
-    int cpus[1024];
-    int ncpu = kb_allowed_cpus(cpus, 1024);
-    double sum = 0;
-    /* 200000 blocks = 2e8 cycles: about 50-100 ms per thread. */
-#pragma omp parallel num_threads(threads) reduction(+ : sum)
-    {
-        int t = omp_get_thread_num();
-        if (ncpu > 0)
-            kb_pin_self(cpus[t % ncpu]);
-        add_chain_ghz(20000);   /* wake the core up to its load clock */
-        sum += add_chain_ghz(200000);
+    /* a preemption or an interrupt only makes a timing slower: the
+     * fastest is the clock */
+    for (int i = 0; i < tries; i++) {
+        double g = add_chain_once();
+        best = g > best ? g : best;
     }
-    if (sum > 0) {
-        snprintf(source, len, "add-chain");
-        return sum / threads;
-    }
+#else
+    (void)tries;
 #endif
-    snprintf(source, len, "cpuinfo");
-    return cpuinfo_ghz();
+    return best;
 }

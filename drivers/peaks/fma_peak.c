@@ -3,6 +3,7 @@
 #include "drivers/peaks/peaks.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
@@ -134,24 +135,92 @@ static int64_t calibrate(const fma_kernel *k, double trial_s)
     }
 }
 
+/* Timings of the dependent-add chain per clock estimate, the fastest
+ * kept: about 2 ms, short beside a trial. */
+#define CHAIN_TRIES 5
+
+/* One thread's clock source across its trials. */
+typedef struct {
+    kb_cycle_counter counter;
+    double cycles, running_s;   /* counter reading before the trial */
+    double chain_ghz;           /* add-chain estimate before the trial */
+} trial_clock;
+
+/* Open c for the calling thread and check that it counts: some VMs open
+ * a counter that stays at 0.  Returns 1, or 0 with c closed. */
+static int counter_works(kb_cycle_counter *c)
+{
+    double cycles = 0, running_s;
+    if (kb_cycles_open(c) != 0)
+        return 0;
+    kb_add_chain_ghz(1);   /* 1e6 cycles to count */
+    if (kb_cycles_read(c, &cycles, &running_s) != 0 || cycles <= 0) {
+        kb_cycles_close(c);
+        return 0;
+    }
+    return 1;
+}
+
+static void clock_before(trial_clock *c, bool perf)
+{
+    if (perf)
+        kb_cycles_read(&c->counter, &c->cycles, &c->running_s);
+}
+
+/* This thread's GHz during the trial just run. */
+static double clock_after(trial_clock *c, bool perf)
+{
+    if (perf) {
+        double cycles, running_s;
+        if (kb_cycles_read(&c->counter, &cycles, &running_s) != 0 ||
+            running_s <= c->running_s)
+            return 0;
+        return 1e-9 * (cycles - c->cycles) / (running_s - c->running_s);
+    }
+    /* no counter: the chains either side of the trial; the one after
+     * serves as the one before the next trial */
+    double after = kb_add_chain_ghz(CHAIN_TRIES);
+    double ghz = (c->chain_ghz + after) / 2;
+    c->chain_ghz = after;
+    return ghz;
+}
+
 /* Best GFLOP/s of k over `trials` timings, every thread pinned and
- * starting together; the time spans the first start to the last finish. */
-static double measure(const fma_kernel *k, int threads, double trial_s, int trials)
+ * starting together; the time spans the first start to the last finish.
+ * r->clock_ghz is the clock of that best trial. */
+static void measure(const fma_kernel *k, int threads, double trial_s, int trials,
+                    kb_fma_result *r)
 {
     int cpus[1024];
     int ncpu = kb_allowed_cpus(cpus, 1024);
     int64_t iters = calibrate(k, trial_s);
-    double best = 1e300;
+    double best = 1e300, ghz[KB_FMA_MAX_TRIALS] = {0};
+    int best_r = 0, opened = 0, team = 1;
+    trials = trials < KB_FMA_MAX_TRIALS ? trials : KB_FMA_MAX_TRIALS;
 #pragma omp parallel num_threads(threads)
     {
         int t = omp_get_thread_num();
         if (ncpu > 0)
             kb_pin_self(cpus[t % ncpu]);
-        for (int r = 0; r < trials; r++) {
+        /* opened inside the thread: a counter counts its own thread */
+        trial_clock c = {.counter = {-1}};
+        int mine = counter_works(&c.counter);
+#pragma omp atomic
+        opened += mine;
+#pragma omp barrier
+#pragma omp master
+        team = omp_get_num_threads();
+#pragma omp barrier
+        /* one source for the whole team, so the mean is of like values */
+        bool perf = opened == team;
+        if (!perf)
+            c.chain_ghz = kb_add_chain_ghz(CHAIN_TRIES);
+        for (int tr = 0; tr < trials; tr++) {
             double t0 = 0;
 #pragma omp barrier
 #pragma omp master
             t0 = now_s();
+            clock_before(&c, perf);
             double s = k->run(iters, 1e-3 * (t + 1));
 #pragma omp atomic
             fma_sink += s;
@@ -159,13 +228,22 @@ static double measure(const fma_kernel *k, int threads, double trial_s, int tria
 #pragma omp master
             {
                 double dt = now_s() - t0;
-                if (dt < best)
+                if (dt < best) {
                     best = dt;
+                    best_r = tr;
+                }
             }
+            double g = clock_after(&c, perf);
+#pragma omp atomic
+            ghz[tr] += g;
         }
+        kb_cycles_close(&c.counter);
     }
-    double flops = (double)threads * (double)iters * FMA_CHAINS * k->lanes * 2.0;
-    return flops / best * 1e-9;
+    double flops = (double)team * (double)iters * FMA_CHAINS * k->lanes * 2.0;
+    r->gflops = flops / best * 1e-9;
+    r->clock_ghz = ghz[best_r] / team;
+    r->clock_source = !(r->clock_ghz > 0) ? "none"
+                    : opened == team ? "perf_event cycles" : "dependent-add chain";
 }
 
 int kb_fma_peaks(int threads, double trial_s, int trials, kb_fma_result *out,
@@ -179,8 +257,8 @@ int kb_fma_peaks(int threads, double trial_s, int trials, kb_fma_result *out,
         /* skip narrower kernels of a precision already measured */
         if (strcmp(k->precision, done) == 0 || !k->supported())
             continue;
-        out[n] = (kb_fma_result){k->precision, k->kernel, k->lanes, 2.0,
-                                 measure(k, threads, trial_s, trials)};
+        out[n] = (kb_fma_result){k->precision, k->kernel, k->lanes, 2.0, 0, 0, "none"};
+        measure(k, threads, trial_s, trials, &out[n]);
         done = k->precision;
         n++;
     }

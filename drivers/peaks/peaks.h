@@ -1,6 +1,6 @@
 /* peaks.h - `kbench peaks`: measures the machine's ceilings (FMA peaks per
  * precision, cache and DRAM bandwidth) and the parts it is built from:
- * topology, observed clock, FMA kernels, bandwidth kernels, plateaus. */
+ * topology, the clock during the FMA runs, FMA kernels, bandwidth kernels, plateaus. */
 #ifndef KB_PEAKS_H
 #define KB_PEAKS_H
 
@@ -52,12 +52,27 @@ void kb_utc_date(char *dst, size_t len);
 
 /* ---- clock.c ---------------------------------------------------------- */
 
-/* The observed core clock in GHz with every thread busy: a chain of
- * dependent integer adds (1 cycle each) timed on each pinned thread,
- * averaged.  Where that cannot run (not x86-64) it reads the "cpu MHz"
- * lines of /proc/cpuinfo instead.  Writes "add-chain" or "cpuinfo" to
- * source[len]; returns 0 GHz when neither works. */
-double kb_observed_clock_ghz(int threads, char *source, size_t len);
+/* A core-cycle counter of the calling thread: perf_event_open with
+ * PERF_COUNT_HW_CPU_CYCLES, user space only. */
+typedef struct {
+    int fd;                     /* -1 when closed */
+} kb_cycle_counter;
+
+/* Open a counter for the calling thread.  Returns 0, or -1 (errno set:
+ * ENOENT or EOPNOTSUPP where the machine, often a VM, has no PMU; EACCES
+ * under a strict perf_event_paranoid). */
+int kb_cycles_open(kb_cycle_counter *c);
+
+/* Cycles counted and seconds the counter ran (the thread was on a CPU)
+ * since it was opened.  Returns 0, or -1 when the read fails. */
+int kb_cycles_read(const kb_cycle_counter *c, double *cycles, double *running_s);
+
+void kb_cycles_close(kb_cycle_counter *c);
+
+/* The calling thread's clock in GHz from a chain of dependent register
+ * adds (1 cycle each, 1e6 per timing): the fastest of `tries` timings.
+ * Returns 0 where it cannot run (not x86-64). */
+double kb_add_chain_ghz(int tries);
 
 /* ---- fma_peak.c ------------------------------------------------------- */
 
@@ -66,13 +81,22 @@ typedef struct {
     const char *kernel;         /* "fma-avx512", ... */
     int lanes;                  /* elements per vector */
     double flops_per_op;        /* per lane per instruction: 2 (FMA) */
-    double gflops;              /* measured, all threads */
+    double gflops;              /* measured, all threads, best trial */
+    double clock_ghz;           /* mean over threads during the best trial;
+                                   0 when no clock source worked */
+    const char *clock_source;   /* "perf_event cycles", "dependent-add chain"
+                                   or "none" */
 } kb_fma_result;
 
 /* Measure the widest FMA kernel the CPU supports for each precision it
  * has, on `threads` pinned threads, each trial running about trial_s
- * seconds, best of `trials`.  Writes up to max results; returns how many.
- * Cannot fail: a precision the CPU lacks is left out. */
+ * seconds, best of `trials` (at most KB_FMA_MAX_TRIALS).  The clock of
+ * each trial is measured with it: cycles counted by perf_event during the
+ * trial on every thread, or, where no thread can open a counter, the
+ * dependent-add chain timed on every thread just before and just after
+ * the trial (the mean of the two).  Writes up to max results; returns how
+ * many.  Cannot fail: a precision the CPU lacks is left out. */
+#define KB_FMA_MAX_TRIALS 64
 int kb_fma_peaks(int threads, double trial_s, int trials, kb_fma_result *out,
                  int max);
 

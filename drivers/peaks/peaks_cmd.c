@@ -27,29 +27,31 @@ typedef struct {
     bool quick;
 } peaks_effort;
 
-static const peaks_effort effort_default = {0.2, 5, 11, 0.01, 4, false};
+/* FMA: many short trials rather than a few long ones, so that on a shared
+ * machine some trial runs without being preempted (best of 20 x 50 ms). */
+static const peaks_effort effort_default = {0.05, 20, 11, 0.01, 4, false};
 static const peaks_effort effort_quick = {0.01, 2, 3, 0.0005, 2, true};
 
 typedef struct {
     const char *out;
     int threads;
-    int fma_ports;
     peaks_effort effort;
 } peaks_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kbench peaks [--out FILE] [--threads N] [--fma-ports N] [--quick]\n"
+        "usage: kbench peaks [--out FILE] [--threads N] [--quick]\n"
         "Measure this machine's ceilings: FMA peak per precision (fp64, fp32,\n"
         "bf16/fp16 where the ISA has them), the L1/L2/L3/DRAM bandwidth plateaus\n"
         "of a working-set sweep and STREAM-rule DRAM bandwidth (copy, scale, add,\n"
-        "triad, read).  Prints a table; --out writes the ceilings file\n"
+        "triad, read).  The theoretical FMA peak is cores x FMA pipes x lanes x 2\n"
+        "x the clock measured during the FMA run, with pipes and datapath width\n"
+        "from share/kbench/peaks/microarch.conf; a CPU it does not list gets no\n"
+        "theoretical figure.  Prints a table; --out writes the ceilings file\n"
         "(schema " KB_CEILINGS_SCHEMA ", see results/CEILINGS.md).\n"
         "  --out FILE     write the ceilings as JSON to FILE\n"
         "  --threads N    threads to use (default: OpenMP's, usually all CPUs)\n"
-        "  --fma-ports N  FMA units per core assumed for the theoretical peak\n"
-        "                 (default 2; not discoverable at run time)\n"
         "  --quick        small sizes and short timings (seconds; tests), not\n"
         "                 STREAM-rule sized\n"
         "Exit codes: 0 measured, 2 usage error, 3 measurement or write failed\n"
@@ -75,7 +77,7 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 /* Returns 0 to run, 1 after --help, or -1 after a usage message. */
 static int parse_opts(int argc, char **argv, peaks_opts *o)
 {
-    *o = (peaks_opts){NULL, omp_get_max_threads(), 2, effort_default};
+    *o = (peaks_opts){NULL, omp_get_max_threads(), effort_default};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -87,10 +89,6 @@ static int parse_opts(int argc, char **argv, peaks_opts *o)
             o->out = argv[++i];
         } else if (strcmp(a, "--threads") == 0) {
             if (parse_count(a, v, 4096, &o->threads))
-                return -1;
-            i++;
-        } else if (strcmp(a, "--fma-ports") == 0) {
-            if (parse_count(a, v, 16, &o->fma_ports))
                 return -1;
             i++;
         } else {
@@ -114,7 +112,7 @@ static void fill_header(kb_ceilings *c)
     snprintf(c->git_commit, sizeof c->git_commit, "%s", kb_git_commit());
 }
 
-/* The device entry's description: topology, threads, affinity, clock. */
+/* The device entry's description: identity, topology, threads, affinity. */
 static void fill_device(kb_device *d, const kb_topology *t, const peaks_opts *o)
 {
     int cpus[1024];
@@ -125,7 +123,8 @@ static void fill_device(kb_device *d, const kb_topology *t, const peaks_opts *o)
     snprintf(d->topology_source, sizeof d->topology_source, "%s", t->source);
     d->cores = t->cores;
     d->threads = o->threads;
-    d->fma_ports = o->fma_ports;
+    kb_cpu_id_detect(&d->cpu_id);
+    d->have_cpu_id = true;
     for (int l = 0; l < 3; l++)
         d->cache_bytes[l] = t->cache_bytes[l] * t->cache_count[l];
     /* the CPUs the threads are pinned to, in order: thread i on cpus[i % n] */
@@ -137,22 +136,35 @@ static void fill_device(kb_device *d, const kb_topology *t, const peaks_opts *o)
         snprintf(d->affinity, sizeof d->affinity, "by OpenMP: OMP_PROC_BIND=%s OMP_PLACES=%s",
                  bind ? bind : "unset", places ? places : "unset");
     }
-    d->clock_ghz = kb_observed_clock_ghz(o->threads, d->clock_source,
-                                         sizeof d->clock_source);
 }
 
-/* Compute ceilings, with theoretical = cores x lanes x 2 x ports x clock
+/* Compute ceilings, with theoretical = cores x (FLOP per cycle per core
+ * of microarch.conf) x the clock measured during that precision's run
  * (SMT threads share a core's FMA units, so cores, not threads). */
 static int add_compute(kb_device *d, const peaks_opts *o)
 {
     kb_fma_result r[8];
     int n = kb_fma_peaks(o->threads, o->effort.fma_trial_s, o->effort.fma_trials, r, 8);
     int cores = o->threads < d->cores ? o->threads : d->cores;
+    snprintf(d->clock_source, sizeof d->clock_source, "%s", n ? r[0].clock_source : "none");
     for (int i = 0; i < n; i++) {
-        double theo = cores * r[i].lanes * r[i].flops_per_op * d->fma_ports * d->clock_ghz;
-        if (!kb_device_add_ceiling(d, KB_CEIL_COMPUTE, r[i].kernel, r[i].precision,
-                                   r[i].gflops, theo))
+        kb_ceiling *c = kb_device_add_ceiling(d, KB_CEIL_COMPUTE, r[i].kernel,
+                                              r[i].precision, r[i].gflops, 0);
+        if (!c)
             return -1;
+        c->cores_used = cores;
+        c->clock_ghz = r[i].clock_ghz;
+        c->peak_flop_per_cycle_core =
+            kb_cpu_peak_flop_per_cycle(&d->cpu_id, r[i].precision, c->note, sizeof c->note);
+        if (c->clock_ghz > 0)
+            c->flop_per_cycle_core = c->value / (c->clock_ghz * cores);
+        else
+            snprintf(c->note, sizeof c->note, "no clock measured during the run "
+                     "(no perf_event counter, no dependent-add chain on this CPU)");
+        if (c->clock_ghz > 0 && c->peak_flop_per_cycle_core > 0) {
+            c->theoretical = cores * c->peak_flop_per_cycle_core * c->clock_ghz;
+            c->note[0] = '\0';
+        }
     }
     return 0;
 }
@@ -225,30 +237,53 @@ static void print_bytes(FILE *f, double b)
         fprintf(f, "%.0f KiB", b / 1024);
 }
 
+/* "GenuineIntel family 0x6 model 0xcf stepping 2, microcode 0x1" and
+ * the microarchitecture, or why it is unknown. */
+static void print_identity(FILE *f, const kb_cpu_id *id)
+{
+    fprintf(f, "cpu: %s family 0x%x model 0x%x stepping %d, microcode %s, ", id->vendor,
+            (unsigned)id->family, (unsigned)id->model, id->stepping, id->microcode);
+    if (id->have_microarch)
+        fprintf(f, "microarchitecture %s\n", id->arch.name);
+    else
+        fprintf(f, "microarchitecture unknown: %s\n", id->microarch_note);
+    fprintf(f, "kernel %s, governor %s\n", id->kernel, id->governor);
+}
+
 static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
 {
     fprintf(f, "kbench peaks on %s (%s), %s\n", c->host, d->model, c->date);
-    fprintf(f, "%d cores, %d threads pinned to %s, clock %.2f GHz (%s), "
-            "%d FMA ports assumed\ncaches (%s, totals): L1d ", d->cores, d->threads,
-            d->affinity, d->clock_ghz, d->clock_source, d->fma_ports, d->topology_source);
+    print_identity(f, &d->cpu_id);
+    fprintf(f, "%d cores, %d threads pinned to %s, clock measured during each FMA run "
+            "(%s)\ncaches (%s, totals): L1d ", d->cores, d->threads, d->affinity,
+            d->clock_source, d->topology_source);
     for (int l = 0; l < 3; l++) {
         print_bytes(f, d->cache_bytes[l]);
         fprintf(f, "%s", l < 2 ? (l ? ", L3 " : ", L2 ") : "\n\n");
     }
-    fprintf(f, "%-8s %-6s %-16s %14s %14s %7s\n", "kind", "level", "kernel",
-            "measured", "theoretical", "% theo");
+    fprintf(f, "%-8s %-6s %-16s %14s %14s %7s %6s %15s\n", "kind", "level", "kernel",
+            "measured", "theoretical", "% theo", "GHz", "FLOP/cycle/core");
     for (int i = 0; i < d->nceilings; i++) {
         const kb_ceiling *e = &d->ceilings[i];
-        fprintf(f, "%-8s %-6s %-16s %9.1f %-4s", e->kind == KB_CEIL_COMPUTE ? "compute" : "memory",
-                e->level, e->kernel, e->value,
-                e->kind == KB_CEIL_COMPUTE ? "GF/s" : "GB/s");
+        bool compute = e->kind == KB_CEIL_COMPUTE;
+        fprintf(f, "%-8s %-6s %-16s %9.1f %-4s", compute ? "compute" : "memory",
+                e->level, e->kernel, e->value, compute ? "GF/s" : "GB/s");
         if (e->theoretical > 0)
-            fprintf(f, " %9.1f %-4s %7.1f\n", e->theoretical,
-                    e->kind == KB_CEIL_COMPUTE ? "GF/s" : "GB/s",
+            fprintf(f, " %9.1f %-4s %7.1f", e->theoretical, compute ? "GF/s" : "GB/s",
                     100 * e->value / e->theoretical);
         else
-            fprintf(f, " %14s %7s\n", "-", "-");
+            fprintf(f, " %14s %7s", "-", "-");
+        if (compute && e->clock_ghz > 0)
+            fprintf(f, " %6.2f %6.1f of ", e->clock_ghz, e->flop_per_cycle_core);
+        if (compute && e->clock_ghz > 0 && e->peak_flop_per_cycle_core > 0)
+            fprintf(f, "%-5.0f", e->peak_flop_per_cycle_core);
+        else if (compute && e->clock_ghz > 0)
+            fprintf(f, "%-5s", "-");
+        fprintf(f, "\n");
     }
+    for (int i = 0; i < d->nceilings; i++)
+        if (d->ceilings[i].note[0])
+            fprintf(f, "no theoretical %s: %s\n", d->ceilings[i].level, d->ceilings[i].note);
     fprintf(f, "\nBytes counted as STREAM does (copy/scale 2, add/triad 3, read 1 word; "
             "write-allocate traffic not counted); sweep-update 2 words.\n");
 }

@@ -2,6 +2,7 @@
  * or from sysfs and /proc/cpuinfo, and thread pinning helpers. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_SET */
 #include "drivers/peaks/peaks.h"
+#include "drivers/peaks/cpu_id.h"
 
 #include <omp.h>
 #include <sched.h>
@@ -65,21 +66,12 @@ void kb_utc_date(char *dst, size_t len)
 
 void kb_cpu_model(char *dst, size_t len)
 {
-    snprintf(dst, len, "unknown");
+    kb_cpu_id id;
     FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char *v = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && v) {
-            v += 1 + strspn(v + 1, " \t");
-            v[strcspn(v, "\n")] = '\0';
-            snprintf(dst, len, "%s", v);
-            break;
-        }
-    }
-    fclose(f);
+    kb_cpu_id_parse_cpuinfo(f, &id);   /* "unknown" without the file */
+    if (f)
+        fclose(f);
+    snprintf(dst, len, "%s", id.model_name);
 }
 
 #ifdef KB_HAVE_HWLOC

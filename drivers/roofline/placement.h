@@ -26,7 +26,7 @@ typedef struct {
     const char *dtype;    /* "f32"/"fp32", "f64"/"fp64", "bf16", "f16"/"fp16" */
     const char *level;    /* memory level; NULL: "DRAM"; "auto": the one
                              that holds the working set (kb_roofline_level) */
-    double flops, bytes;  /* per execution, roofline.md's counting */
+    double flops, bytes;  /* per execution, as results/COUNTING.md counts */
     double gflops;        /* achieved */
 } kb_roofline_case;
 

@@ -332,6 +332,11 @@ static void cases_section(FILE *f, bool html, const report *r, int *above)
                  "count or its timing is wrong, or its data stayed in a cache above %s.",
                  r->level, r->level);
     para(f, html, line);
+    para(f, html, "FLOP and bytes as the result files count them (kbench's "
+         "results/COUNTING.md): conv FLOPs count only the taps that fall inside "
+         "the input, as benchdnn does; bytes are the minimum compulsory traffic, "
+         "with a training bnorm's src read twice when it does not fit in the "
+         "last-level cache.");
     table_begin(f, html);
     row(f, html, head, ncol, true);
     *above = 0;

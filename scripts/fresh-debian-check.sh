@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# fresh-debian-check.sh [--user] [--worktree] [--cache DIR] [--keep] -
+# prove the README's two commands on a fresh Debian 12: debootstrap
+# bookworm (minbase) into a temporary directory, put a clean clone of this
+# checkout's HEAD in it, mount /proc, /sys, /dev, /dev/pts and /dev/shm,
+# and run inside it, as root with no sudo, scripts/test.sh and then
+# scripts/run-suite.sh on one model.  Cleans up after itself, interrupted
+# or not.  Prints the time each phase took.
+#   --user       run them as a user with sudo instead (sudo installed,
+#                user kbench, passwordless); checks the build is the user's
+#   --worktree   copy the working tree as it is, committed or not
+#   --cache DIR  keep the downloaded .debs in DIR (faster reruns)
+#   --keep       leave the root for a look (mounts undone)
+# Needs root (re-runs itself through sudo when available) and network for
+# apt (KB_DEBIAN_MIRROR, default http://deb.debian.org/debian).
+# Exit code: 0 both commands passed, 1 one failed, 2 usage or setup.
+# shellcheck disable=SC2317  # mounts_below and cleanup run from the trap
+set -euo pipefail
+
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+args=("$@")
+worktree=0 cache="" keep=0 user=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --user) user=kbench ;;
+        --worktree) worktree=1 ;;
+        --cache) [ $# -ge 2 ] || usage; cache=$(realpath -m "$2"); shift ;;
+        --keep) keep=1 ;;
+        *) usage ;;
+    esac
+    shift
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        exec sudo env ${KB_DEBIAN_MIRROR:+KB_DEBIAN_MIRROR="$KB_DEBIAN_MIRROR"} \
+            ${TMPDIR:+TMPDIR="$TMPDIR"} "$0" "${args[@]}"
+    fi
+    echo "fresh-debian-check.sh: debootstrap, chroot and mount need root" >&2
+    exit 2
+fi
+
+mirror=${KB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+start=$(date +%s)
+phase_start=$start
+phase_name=""
+timings=()
+# phase NAME: ends the current phase (recording its seconds), starts NAME.
+phase() {
+    local now
+    now=$(date +%s)
+    if [ -n "$phase_name" ]; then
+        timings+=("$(printf '%-28s %5ss' "$phase_name" $((now - phase_start)))")
+    fi
+    phase_name=$1
+    phase_start=$now
+    [ -z "$1" ] || echo "=== fresh-debian-check: $1"
+}
+
+root=$(realpath "$(mktemp -d "${TMPDIR:-/var/tmp}/kbench-fresh.XXXXXX")")
+chmod 0755 "$root"  # it is /: apt's _apt and the --user must get through
+log=$root.log  # debootstrap's output, shown when it fails
+# Mounted in this order, undone in the reverse one.
+mounts=(proc sys dev dev/pts dev/shm)
+
+# Everything mounted at or below $root, deepest first.
+mounts_below() {
+    findmnt -rn -o TARGET | awk -v r="$root" \
+        '$0 == r || index($0, r "/") == 1' | sort -r
+}
+
+# run_bg [--log FILE] CMD...: runs CMD in the background (output to FILE)
+# and waits, so that a signal reaches the trap at once, not when CMD ends.
+# (Redirecting run_bg itself would send the trap's output to FILE too.)
+bg_pid=""
+run_bg() {
+    if [ "$1" = --log ]; then
+        "${@:3}" >"$2" 2>&1 &
+    else
+        "$@" &
+    fi
+    bg_pid=$!
+    local rc=0
+    wait "$bg_pid" || rc=$?
+    bg_pid=""
+    return "$rc"
+}
+
+cleanup() {
+    local rc=$? m
+    trap - EXIT INT TERM
+    set +e  # undo all that can be undone
+    phase ""
+    [ -z "$bg_pid" ] || { kill -TERM "$bg_pid"; wait "$bg_pid"; } 2>/dev/null
+    # Whatever still runs in the chroot (started by this script: its root
+    # is ours) would keep the mounts busy; a few passes catch late forks.
+    for _ in 1 2 3; do
+        for p in /proc/[0-9]*; do
+            [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] &&
+                kill -KILL "${p#/proc/}" 2>/dev/null
+        done
+        sleep 0.2
+    done
+    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+        m=$root/${mounts[i]}
+        if mountpoint -q "$m"; then
+            umount "$m" 2>/dev/null || umount -l "$m"
+        fi
+    done
+    # Anything else mounted inside (by a package's scripts, say).
+    while read -r m; do
+        [ -n "$m" ] && { umount "$m" 2>/dev/null || umount -l "$m"; }
+    done < <(mounts_below)
+    rm -f "$log"
+    if [ -n "$(mounts_below)" ]; then
+        echo "fresh-debian-check: still mounted, NOT removing $root:" >&2
+        mounts_below >&2
+        rc=2
+    elif [ "$keep" = 1 ]; then
+        echo "fresh-debian-check: kept $root (mounts undone)"
+    else
+        # --one-file-system: even so, never descend into another file system
+        rm -rf --one-file-system "$root"
+    fi
+    echo "=== fresh-debian-check: timings"
+    printf '  %s\n' "${timings[@]}"
+    echo "  total                        $(( $(date +%s) - start ))s, exit $rc"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+phase "debootstrap bookworm minbase"
+if ! command -v debootstrap >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -qq -y --no-install-recommends debootstrap ||
+        { apt-get update -qq &&
+          apt-get install -qq -y --no-install-recommends debootstrap; }
+fi
+debootstrap_args=(--variant=minbase)
+if [ -n "$cache" ]; then
+    mkdir -p "$cache/debootstrap" "$cache/apt"
+    debootstrap_args+=(--cache-dir="$cache/debootstrap")
+fi
+run_bg --log "$log" debootstrap "${debootstrap_args[@]}" bookworm "$root" "$mirror" ||
+    { tail -n 30 "$log" >&2; exit 2; }
+
+phase "copy the checkout in"
+home=/root
+[ -z "$user" ] || home=/home/$user
+dest=$root$home/kbench
+if [ "$worktree" = 1 ]; then
+    # tracked and untracked files that git does not ignore, less deleted
+    # ones; no build dirs
+    mkdir -p "$dest"
+    git -C "$src" ls-files -z --cached --others --exclude-standard |
+        (cd "$src" && tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
+        tar -xf - -C "$dest"
+    echo "copied the working tree of $src"
+else
+    head=$(git -C "$src" rev-parse HEAD)
+    git clone --quiet --no-hardlinks "$src" "$dest"
+    git -C "$dest" checkout --quiet --detach "$head"
+    echo "cloned $src at $head"
+fi
+if [ -n "$cache" ]; then
+    cp -n "$cache"/apt/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
+fi
+
+for m in "${mounts[@]}"; do
+    case "$m" in
+        proc) mount -t proc proc "$root/proc" ;;
+        sys) mount -t sysfs sysfs "$root/sys" ;;
+        dev/shm) mount -t tmpfs -o mode=1777 shm "$root/dev/shm" ;;
+        # not --rbind: one mount each; private: nothing mounted in the
+        # chroot propagates back to the host's /dev
+        *) mount --bind "/$m" "$root/$m" && mount --make-private "$root/$m" ;;
+    esac
+done
+
+# in_chroot [--root] COMMAND: runs COMMAND in the checkout as its user
+# (root, or the --user), in a clean environment: what a fresh login has.
+in_chroot() {
+    local who=${user:-root}
+    if [ "$1" = --root ]; then who=root; shift; fi
+    run_bg chroot --userspec="$who:$who" "$root" /usr/bin/env -i \
+        HOME="$home" USER="$who" LOGNAME="$who" LANG=C.UTF-8 TERM=dumb \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        bash -c "cd $home/kbench && $1"
+}
+
+if [ -n "$user" ]; then
+    phase "sudo and user $user"
+    in_chroot --root "apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -qq -y \
+            --no-install-recommends sudo >/dev/null &&
+        useradd -M -d $home -s /bin/bash $user &&
+        echo '$user ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/$user &&
+        chmod 0440 /etc/sudoers.d/$user && chown -R $user:$user $home"
+fi
+
+status=0
+phase "scripts/test.sh"
+in_chroot "scripts/test.sh" || status=1
+if [ -n "$cache" ]; then
+    cp -n "$root"/var/cache/apt/archives/*.deb "$cache/apt/" 2>/dev/null || true
+fi
+if [ "$status" = 0 ]; then
+    phase "scripts/run-suite.sh resnet50"
+    in_chroot "scripts/run-suite.sh --model resnet50 --reps 1 --min-time 0" ||
+        status=1
+fi
+# The build is the invoking user's: only apt-get ran as root.  (Numeric:
+# the host's names for the chroot's uids differ.)
+owner=$(stat -c %u "$dest/build/default" 2>/dev/null || echo none)
+uid=$(chroot "$root" id -u "${user:-root}")
+if [ "$status" = 0 ] && [ "$owner" != "$uid" ]; then
+    echo "fresh-debian-check: build/default belongs to uid $owner, not" \
+         "${user:-root} ($uid)"
+    status=1
+fi
+phase ""
+[ "$status" = 0 ] && echo "fresh-debian-check: PASSED" ||
+    echo "fresh-debian-check: FAILED"
+exit "$status"
