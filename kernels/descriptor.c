@@ -1,6 +1,6 @@
 /* descriptor.c - benchdnn-style problem descriptors: lex, build, check, print.
  *
- * Syntax (benchdnn's, see shared/design/architecture.md):
+ * Syntax (benchdnn's; README.md, "Descriptors"):
  *   conv   gX mbX icX idX ihX iwX ocX odX ohX owX kdX khX kwX sdX shX swX
  *          pdX phX pwX ddX dhX dwX nNAME
  *   bnorm  mbX icX idX ihX iwX epsY nNAME

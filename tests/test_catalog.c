@@ -1,5 +1,5 @@
 /* test_catalog.c - the model catalogs: shapes, layers and per-sample FLOPs
- * (shared/design/shapes.md), and where they are found: the build tree's
+ * (the totals the catalogs' headers state), and where they are found: the build tree's
  * staged share/kbench/catalog, $KBENCH_DATA_DIR, $KBENCH_CATALOG_DIR. */
 #include "kernels/batch.h"
 #include "kernels/data_dir.h"
