@@ -15,14 +15,17 @@ typedef struct {
     const char *summary;
 } kb_verb;
 
-/* Verbs that exist today.  compare/check are planned and deliberately
- * absent until they are written. */
+/* Every verb, found by name. */
 static const kb_verb verbs[] = {
     {"run", kb_cmd_run, "run problems on backends, validate, time, record"},
     {"list", kb_cmd_list, "list models, kernels, backends or a model's layers"},
     {"peaks", kb_cmd_peaks, "measure the machine's compute and memory ceilings"},
     {"report", kb_cmd_report, "roofline chart and tables from result files"},
     {"io", kb_cmd_io, "training-data input pipeline: gen, run, checkpoint"},
+    {"baseline", kb_cmd_baseline, "reference bands per case from result files"},
+    {"check", kb_cmd_check, "judge nodes' results against bands: PASS/FAIL, JUnit"},
+    {"merge", kb_cmd_merge, "many nodes' results as one table, outlier nodes flagged"},
+    {"compare", kb_cmd_compare, "two runs case by case: ratios, intervals, Mann-Whitney p"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
@@ -53,7 +56,7 @@ static void print_usage(FILE *out)
           "Verbs:\n",
           out);
     for (size_t i = 0; i < NVERBS; i++)
-        fprintf(out, "  %-6s %s\n", verbs[i].name, verbs[i].summary);
+        fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
     fputs("\n"
           "  kbench run [--model M] [--kernel K] [--layer REGEX] [--desc D]...\n"
           "             [--batch FILE]... [--backend B] [--mb N] [--dt f32|f64]\n"
@@ -65,7 +68,14 @@ static void print_usage(FILE *out)
           "  kbench list layers --model M [--mb N]\n"
           "  kbench peaks [--out FILE] [--threads N] [--quick]\n"
           "  kbench report RESULTS.jsonl... [--peaks FILE] --out DIR\n"
-          "  kbench io gen|run|checkpoint ...   (kbench io --help)\n\n"
+          "  kbench merge NODE-RESULTS.jsonl... [--out TABLE.md] [--svg FILE]\n"
+          "               [--json FILE] [--z Z]\n"
+          "  kbench io gen|run|checkpoint ...   (kbench io --help)\n"
+          "  kbench baseline RESULTS.jsonl... --out BANDS [--k K | --roof-fraction F]\n"
+          "  kbench check RESULTS.jsonl... --bands BANDS [--junit FILE]\n"
+          "  kbench compare A.jsonl B.jsonl | RESULTS.jsonl --backends X,Y\n"
+          "                 [--json FILE] [--md FILE] [--svg FILE]\n"
+          "                 [--fail-if-slower PCT [--summary]]\n\n"
           "`kbench VERB --help` describes a verb's options.\n\n",
           out);
     kb_print_exit_codes(out);

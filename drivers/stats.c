@@ -15,7 +15,7 @@ static int cmp_double(const void *a, const void *b)
  * two when n is even.  Sorts a copy so the caller's order (run order,
  * which compare/report may use) is kept.  Returns NaN when the copy
  * cannot be allocated: a visible hole rather than a wrong figure. */
-static double median_of(const double *samples, int64_t n)
+double kb_median(const double *samples, int64_t n)
 {
     double *sorted = malloc((size_t)n * sizeof *sorted);
     if (!sorted)
@@ -51,5 +51,23 @@ void kb_stats_compute(const double *samples, int64_t n, kb_stats *s)
     s->mean = mean;
     s->stddev = (n > 1) ? sqrt(m2 / (double)(n - 1)) : 0.0;
     s->cv = (mean != 0.0) ? s->stddev / mean : 0.0;
-    s->median = median_of(samples, n);
+    s->median = kb_median(samples, n);
+}
+
+/* Median of |v[i] - median|, times 1.4826 (1 / the normal distribution's
+ * 0.75 quantile) so that it estimates sigma.  Returns NaN when out of
+ * memory, like kb_median. */
+double kb_mad(const double *v, int64_t n)
+{
+    double m = kb_median(v, n);
+    double *dev = malloc((size_t)n * sizeof *dev);
+    if (!dev || isnan(m)) {
+        free(dev);
+        return NAN;
+    }
+    for (int64_t i = 0; i < n; i++)
+        dev[i] = fabs(v[i] - m);
+    double mad = 1.4826 * kb_median(dev, n);
+    free(dev);
+    return mad;
 }

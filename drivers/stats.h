@@ -12,4 +12,11 @@ typedef struct {
  * the sample standard deviation (n - 1); 0 when n == 1. */
 void kb_stats_compute(const double *samples, int64_t n, kb_stats *s);
 
+/* Median of n >= 1 values (the input is not reordered). */
+double kb_median(const double *v, int64_t n);
+
+/* Median absolute deviation from the median, scaled by 1.4826 so that it
+ * estimates the standard deviation of normal data; 0 when n == 1. */
+double kb_mad(const double *v, int64_t n);
+
 #endif

@@ -11,7 +11,8 @@ set -euo pipefail
 # sizes for `kbench peaks` (sysfs otherwise).  libxml2: the report test
 # parses the SVG and HTML.  kbench io: zlib (required), libjpeg-turbo,
 # HDF5 and liburing (a profile or engine whose library is missing says so).
-packages=(build-essential cmake pkg-config git libcjson-dev python3
+# python3-scipy: reference p-values for the compare statistics test only.
+packages=(build-essential cmake pkg-config git libcjson-dev python3 python3-scipy
           libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev libxml2-dev
           zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev)
 

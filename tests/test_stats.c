@@ -1,4 +1,4 @@
-/* test_stats.c - kb_stats_compute on samples worked out by hand. */
+/* test_stats.c - kb_stats_compute, kb_median and kb_mad on samples worked out by hand. */
 #include "drivers/stats.h"
 
 #include "check.h"
@@ -50,11 +50,30 @@ static void no_cancellation(void)
     CHECK(s.median == 1e9 + 2);
 }
 
+/* kb_median and kb_mad by hand: {1, 2, 3, 4, 100} has median 3 and
+ * absolute deviations {2, 1, 0, 1, 97}, whose median is 1: the outlier
+ * moves neither. */
+static void median_and_mad(void)
+{
+    double x[] = {100.0, 2.0, 3.0, 1.0, 4.0};
+    CHECK(kb_median(x, 5) == 3.0);
+    CHECK_NEAR(kb_mad(x, 5), 1.4826, 1e-15);
+    CHECK(x[0] == 100.0 && x[3] == 1.0);       /* not reordered */
+
+    double e[] = {1.0, 2.0, 4.0, 7.0};         /* median 3; deviations */
+    CHECK(kb_median(e, 4) == 3.0);             /* {2, 1, 1, 4} -> 1.5 */
+    CHECK_NEAR(kb_mad(e, 4), 1.5 * 1.4826, 1e-15);
+
+    double one = 5.0;
+    CHECK(kb_median(&one, 1) == 5.0 && kb_mad(&one, 1) == 0.0);
+}
+
 int main(void)
 {
     odd_count();
     even_count();
     single_sample();
     no_cancellation();
+    median_and_mad();
     return CHECK_DONE();
 }

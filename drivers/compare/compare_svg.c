@@ -1,0 +1,142 @@
+/* compare_svg.c - the compare chart: one row per compared case, its ratio
+ * as a dot and its 95 % interval as a bar on a log axis, the 1.0 line
+ * (no difference), coloured by verdict. */
+#include "drivers/compare/compare.h"
+
+#include "drivers/roofline/svg.h"   /* kb_xml_escape */
+
+#include <math.h>
+#include <string.h>
+
+#define WIDTH 1040
+#define LABEL_RIGHT 450   /* labels end here, the plot starts after */
+#define PLOT_LEFT 470
+#define PLOT_RIGHT 1010
+#define TOP 56
+#define ROW 22
+
+static const struct {
+    const char *verdict, *colour, *legend;
+} styles[] = {
+    {"faster", "#1a7f37", "B faster (p < 0.05, interval above 1)"},
+    {"slower", "#cf222e", "B slower (p < 0.05, interval below 1)"},
+    {"~", "#6e7781", "~ no significant difference"},
+};
+
+static const char *colour_of(const char *verdict)
+{
+    for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++)
+        if (strcmp(styles[i].verdict, verdict) == 0)
+            return styles[i].colour;
+    return "#6e7781";
+}
+
+/* The log axis: ln of its ends, always holding 1 and every interval. */
+typedef struct {
+    double lmin, lmax;
+} axis;
+
+static double x_of(const axis *ax, double ratio)
+{
+    return PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * (log(ratio) - ax->lmin) /
+                           (ax->lmax - ax->lmin);
+}
+
+static axis make_axis(const kb_compare *c)
+{
+    double lo = 0.95, hi = 1.05;
+    for (size_t i = 0; i < c->nrows; i++)
+        if (c->rows[i].compared) {
+            lo = fmin(lo, c->rows[i].lo);
+            hi = fmax(hi, c->rows[i].hi);
+        }
+    double pad = 0.05 * (log(hi) - log(lo));
+    return (axis){log(lo) - pad, log(hi) + pad};
+}
+
+/* Tick ratios are the powers of one factor, so 1.0 is one of them and
+ * the steps are equal on the log axis: the smallest factor of the list
+ * that gives at most MAX_TICKS ticks. */
+static const double tick_factors[] = {1.01, 1.02, 1.05, 1.1, 1.25, 1.5, 2,
+                                      5, 10, 100, 1e4};
+#define MAX_TICKS 8
+
+static void ticks(FILE *f, const axis *ax, int bottom)
+{
+    size_t k = 0;
+    while (k + 1 < sizeof tick_factors / sizeof tick_factors[0] &&
+           (ax->lmax - ax->lmin) / log(tick_factors[k]) > MAX_TICKS)
+        k++;
+    double step = log(tick_factors[k]);
+    for (double i = ceil(ax->lmin / step); i <= floor(ax->lmax / step); i++) {
+        double r = exp(i * step), x = x_of(ax, r);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>\n"
+                   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.3g</text>\n",
+                x, TOP - 6, x, bottom, i == 0 ? "#24292f" : "#d0d7de",
+                i == 0 ? " class=\"one\" stroke-dasharray=\"4 3\"" : "", x,
+                bottom + 16, r);
+    }
+}
+
+/* Labels longer than this are cut (the tooltip has them whole). */
+#define LABEL_MAX 60
+
+static void case_row(FILE *f, const axis *ax, const kb_cmp_row *r, int y)
+{
+    const char *col = colour_of(r->verdict);
+    fputs("<g class=\"case\"><title>", f);
+    kb_xml_escape(f, r->label);
+    fprintf(f, " %s %s: ratio %.3f, 95 %% CI %.3f - %.3f, p = %.3g, %s</title>\n",
+            r->a->kernel, r->a->backend, r->ratio, r->lo, r->hi, r->mw.p, r->verdict);
+    char label[LABEL_MAX + 8];
+    int n = strcmp(r->a->backend, r->b->backend) == 0
+                ? snprintf(label, sizeof label, "%s (%s)", r->label, r->a->backend)
+                : snprintf(label, sizeof label, "%s (%s vs %s)", r->label,
+                           r->a->backend, r->b->backend);
+    if (n > LABEL_MAX)
+        strcpy(label + LABEL_MAX - 3, "...");
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LABEL_RIGHT, y + 4);
+    kb_xml_escape(f, label);
+    fputs("</text>\n", f);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+               "stroke-width=\"3\"/>\n"
+               "<circle cx=\"%.1f\" cy=\"%d\" r=\"4.5\" fill=\"%s\"/></g>\n",
+            x_of(ax, r->lo), y, x_of(ax, r->hi), y, col, x_of(ax, r->ratio), y, col);
+}
+
+int kb_compare_svg(const kb_compare *c, FILE *f)
+{
+    int n = 0;
+    for (size_t i = 0; i < c->nrows; i++)
+        n += c->rows[i].compared;
+    int bottom = TOP + (n ? n : 1) * ROW;
+    int height = bottom + 40 + 18 * (int)(sizeof styles / sizeof styles[0]);
+    axis ax = make_axis(c);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"%d\" y=\"20\" font-size=\"14\">Speed ratio A/B = A's median "
+               "time / B's (above 1: B faster), with its 95 %% Hodges-Lehmann "
+               "interval, log axis</text>\n",
+            WIDTH, height, WIDTH, height, 20);
+    ticks(f, &ax, bottom);
+    int y = TOP + ROW / 2;
+    for (size_t i = 0; i < c->nrows; i++)
+        if (c->rows[i].compared) {
+            case_row(f, &ax, &c->rows[i], y);
+            y += ROW;
+        }
+    if (!n)
+        fprintf(f, "<text x=\"%d\" y=\"%d\">no case was compared</text>\n",
+                PLOT_LEFT, TOP + ROW / 2);
+    for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
+        int ly = bottom + 40 + 18 * (int)i;
+        fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"4.5\" fill=\"%s\"/>"
+                   "<text x=\"%d\" y=\"%d\">",
+                PLOT_LEFT, ly - 4, styles[i].colour, PLOT_LEFT + 10, ly);
+        kb_xml_escape(f, styles[i].legend);
+        fputs("</text>\n", f);
+    }
+    fputs("</svg>\n", f);
+    return ferror(f) ? -1 : 0;
+}

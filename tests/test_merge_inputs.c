@@ -1,0 +1,140 @@
+/* test_merge_inputs.c - `kbench merge` refuses every class of bad input
+ * with exit code 2 and a message naming the file and line (malformed,
+ * truncated, another schema, empty, killed before its summary, no case),
+ * and bad usage with exit code 2; none of them writes an output. */
+#define _GNU_SOURCE   /* mkdtemp */
+#include "drivers/commands.h"
+#include "tests/check.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/kb_merge_in_XXXXXX";
+
+static char *at(const char *name)
+{
+    static char buf[32][256];
+    static int k;
+    k = (k + 1) % 32;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static char *put(const char *name, const char *text)
+{
+    char *path = at(name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+#define RUN "{\"type\":\"run\",\"schema\":\"kbench.results/2\",\"host\":\"h\"}\n"
+#define CASE "{\"type\":\"case\",\"seq\":1,\"desc\":\"m8n8k8\",\"count\":1,\"kernel\":" \
+             "\"gemm\",\"backend\":\"omp\",\"dtype\":\"f32\",\"layout\":\"row-major\","  \
+             "\"dir\":\"FWD_D\",\"flops\":1024,\"bytes\":768,\"samples_s\":[1e-6],"      \
+             "\"status\":\"PASSED\"}\n"
+#define SUMMARY "{\"type\":\"summary\"}\n"
+
+/* Run merge with stderr captured into err (its text).  Returns its code. */
+static int merge(int n, char **args, char *err, size_t len)
+{
+    char *argv[16] = {"merge"};
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = args[i];
+    fflush(stderr);
+    int saved = dup(2), fd = open(at("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    close(fd);
+    int rc = kb_cmd_merge(n + 1, argv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fopen(at("stderr"), "r");
+    size_t k = f ? fread(err, 1, len - 1, f) : 0;
+    if (f)
+        fclose(f);
+    err[k] = '\0';
+    return rc;
+}
+
+static bool exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+/* A good file and a bad one: exit 2, the bad one named at its line, and
+ * no output (nor a temporary) left. */
+static void refused(const char *name, const char *text, const char *where,
+                    const char *why)
+{
+    char err[2048], expect[256];
+    char *args[] = {put("good.jsonl", RUN CASE SUMMARY), put(name, text),
+                    "--out", at("t.md"), "--svg", at("t.svg"), "--json", at("t.json")};
+    CHECK(merge(8, args, err, sizeof err) == KB_EXIT_USAGE);
+    snprintf(expect, sizeof expect, "%s:%s:", at(name), where);
+    if (!strstr(err, expect) || !strstr(err, why))
+        fprintf(stderr, "%s: expected \"%s\" and \"%s\" in: %s\n", name, expect, why, err);
+    CHECK(strstr(err, expect) != NULL);
+    CHECK(strstr(err, why) != NULL);
+    CHECK(!exists(at("t.md")) && !exists(at("t.svg")) && !exists(at("t.json")));
+}
+
+static void usage_refused(int n, char **args, const char *why)
+{
+    char err[2048];
+    CHECK(merge(n, args, err, sizeof err) == KB_EXIT_USAGE);
+    if (!strstr(err, why))
+        fprintf(stderr, "expected \"%s\" in: %s\n", why, err);
+    CHECK(strstr(err, why) != NULL);
+    CHECK(!exists(at("t.md")));
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    refused("malformed.jsonl", RUN "{\"type\":\"case\",}\n" SUMMARY, "2", "not JSON");
+    refused("truncated.jsonl", RUN CASE "{\"type\":\"case\",\"seq\":2,\"desc", "3",
+            "truncated");
+    refused("schema.jsonl",
+            "{\"type\":\"run\",\"schema\":\"kbench.results/1\",\"host\":\"h\"}\n" CASE SUMMARY,
+            "1", "schema");
+    refused("empty.jsonl", "", "1", "empty");
+    refused("killed.jsonl", RUN CASE, "2", "summary");
+    refused("nocase.jsonl", RUN SUMMARY, "1", "no case record");
+    refused("field.jsonl", RUN "{\"type\":\"case\",\"seq\":1,\"status\":\"PASSED\"}\n" SUMMARY,
+            "2", "without");
+
+    char *good = put("good.jsonl", RUN CASE SUMMARY);
+    char *none[] = {"--out", at("t.md")};
+    usage_refused(2, none, "no result file");
+    char *zero[] = {good, "--z", "0", "--out", at("t.md")};
+    usage_refused(5, zero, "--z '0'");
+    char *word[] = {good, "--z", "abc", "--out", at("t.md")};
+    usage_refused(5, word, "--z 'abc'");
+    char *twice[] = {good, at("./good.jsonl"), "--out", at("t.md")};
+    usage_refused(4, twice, "the same file");
+    char *unknown[] = {good, "--bogus", "--out", at("t.md")};
+    usage_refused(4, unknown, "--bogus");
+    char *missing[] = {good, at("absent.jsonl"), "--out", at("t.md")};
+    usage_refused(4, missing, "absent.jsonl");
+
+    /* and a good merge still works, writing only what was asked */
+    char err[2048];
+    char *ok[] = {good, "--out", at("t.md")};
+    CHECK(merge(3, ok, err, sizeof err) == KB_EXIT_OK);
+    CHECK(exists(at("t.md")) && !exists(at("t.svg")) && !exists(at("t.json")));
+
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", dir);
+    return CHECK_DONE();
+}
