@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# integrations/spack/ci-check.sh [BUILD-DIR] - CI for the Spack recipe,
+# without Spack: package.py compiles (py_compile) and check-recipe.py,
+# importing it through the stand-in modules in stub/, finds its variants
+# equal to the backend options in this checkout's CMake and its data
+# directories equal to those CMake installs.  With BUILD-DIR (a configured
+# and built kbench) the build is also installed into a temporary prefix and
+# the recipe's sanity paths and backend check run on it.  Each check is also
+# shown to fail on a broken recipe or a CMake that has moved on.
+# Exit 0 when all pass, 1 otherwise.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=${1:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "ci-check: FAIL $*"; failed=1; }
+
+python3 - "$here/package.py" "$tmp/package.pyc" <<'EOF' || fail "package.py does not compile"
+import py_compile, sys
+py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)
+EOF
+install=()
+[ -n "$build" ] && install=(--install "$build")
+python3 "$here/check-recipe.py" "$here/package.py" "$src" "${install[@]}" ||
+  fail "the recipe does not match the CMake"
+
+# refused IN: check-recipe must fail on IN, saying WHAT (a grep pattern)
+refused() {
+  local what=$1 out
+  shift
+  if out=$(python3 "$here/check-recipe.py" "$@"); then
+    fail "check-recipe accepted $what"
+  elif ! grep -q "FAIL .*$what" <<<"$out"; then
+    fail "check-recipe refused but did not name $what: $out"
+  fi
+}
+# A variant renamed in the recipe, its option left behind.
+sed 's/variant("onednn"/variant("dnnl"/' "$here/package.py" >"$tmp/renamed.py"
+refused "no variant 'onednn'" "$tmp/renamed.py" "$src"
+# CMake files only, copied so that new options can be added to them.
+mkdir "$tmp/cmake-only"
+(cd "$src" && find . \( -name build -o -name .git -o -name out \) -prune -o \
+  \( -name CMakeLists.txt -o -name '*.cmake' \) -print0 |
+  xargs -0 cp --parents -t "$tmp/cmake-only")
+cp -r "$tmp/cmake-only" "$tmp/new-option"
+echo 'option(KB_WITH_FOO "a backend without a variant" ON)' \
+  >>"$tmp/new-option/backends/CMakeLists.txt"
+refused "KB_WITH_FOO" "$here/package.py" "$tmp/new-option"
+# The GPU backends land: the pending variant must then be mapped.
+cp -r "$tmp/cmake-only" "$tmp/gpu-landed"
+echo 'set(KBENCH_CUDA AUTO CACHE STRING "CUDA backends: AUTO, ON or OFF")' \
+  >>"$tmp/gpu-landed/backends/CMakeLists.txt"
+refused "KBENCH_CUDA" "$here/package.py" "$tmp/gpu-landed"
+# A data directory the recipe's sanity check does not know.
+cp -r "$tmp/cmake-only" "$tmp/new-data"
+echo 'kb_data(bands results/bands.jsonl)' >>"$tmp/new-data/CMakeLists.txt"
+refused "sanity_check_is_dir" "$here/package.py" "$tmp/new-data"
+
+[ "$failed" -eq 0 ] && echo "ci-check: Spack recipe checked${build:+, install of $build checked}"
+exit "$failed"
