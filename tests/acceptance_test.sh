@@ -6,29 +6,9 @@
 set -uo pipefail
 
 case_name=$1 kbench=$2 junit_check=$3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb_accept.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# run_kb EXPECTED_RC ARGS...: kbench with stdout in $tmp/out, stderr in
-# $tmp/err, checking the exit code.
-run_kb() {
-    local want=$1; shift
-    "$kbench" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        fail "kbench $* exited $rc, expected $want"
-        sed 's/^/  stdout: /' "$tmp/out" | head -8 >&2
-        sed 's/^/  stderr: /' "$tmp/err" | head -5 >&2
-    fi
-}
-
-# expect FILE REGEX [what]: FILE must match the extended regex.
-expect() {
-    grep -Eq -- "$2" "$1" || fail "${3:-$1} does not match /$2/: $(head -c 600 "$1")"
-}
+KB_TEST_PREFIX=accept
+# shellcheck source=tests/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 # results FILE: a small real run, a GEMM and a convolution, its samples
 # then made tight around their median (+-0.5 %), so that the verdicts these
@@ -42,21 +22,6 @@ if r["type"] == "case" and r.get("samples_s"):
     m = sorted(r["samples_s"])[len(r["samples_s"]) // 2]
     r["samples_s"] = [m * (1 + 0.001 * (i - 5)) for i in range(10)]
     r["gflops"] = r["flops"] / m * 1e-9'
-}
-
-# edit IN OUT CODE: copy a results file, running CODE (Python, on each
-# record as the dict r; r.clear() drops it) on every record.
-edit() {
-    python3 - "$1" "$2" "$3" <<'PY' || fail "edit $1 -> $2 failed"
-import json, sys
-src, dst, code = sys.argv[1:]
-with open(src) as f, open(dst, "w") as out:
-    for line in f:
-        r = json.loads(line)
-        exec(code)
-        if r:
-            out.write(json.dumps(r, separators=(",", ":")) + "\n")
-PY
 }
 
 # A node named HOST whose every sample took FACTOR times as long.
@@ -373,6 +338,4 @@ test_usage() {
     expect "$tmp/out" 'check +judge nodes'
 }
 
-"test_$case_name"
-[ "$failures" -eq 0 ] || { echo "$failures failure(s) in $case_name" >&2; exit 1; }
-echo "$case_name: ok"
+run_case "$case_name"

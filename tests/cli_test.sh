@@ -4,28 +4,9 @@
 set -uo pipefail
 
 case_name=$1 kbench=$2 jsonl_check=$3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb_cli.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# run_kb EXPECTED_RC ARGS...: runs kbench, stdout in $tmp/out, stderr in
-# $tmp/err, and checks the exit code.
-run_kb() {
-    local want=$1; shift
-    "$kbench" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        fail "kbench $* exited $rc, expected $want"
-        sed 's/^/  stderr: /' "$tmp/err" | head -5 >&2
-    fi
-}
-
-# expect FILE REGEX [what]: FILE must match the extended regex.
-expect() {
-    grep -Eq -- "$2" "$1" || fail "${3:-$1} does not match /$2/: $(head -c 400 "$1")"
-}
+KB_TEST_PREFIX=cli
+# shellcheck source=tests/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 # no_cases FILE: a results file from a refused run holds no case record.
 no_cases() {
@@ -179,9 +160,4 @@ test_sigint() {
         fail "$cases case records after SIGINT, expected 1..$((n - 1))"
 }
 
-"test_$case_name"
-if [ "$failures" -ne 0 ]; then
-    echo "$case_name: $failures failure(s)" >&2
-    exit 1
-fi
-echo "$case_name: ok"
+run_case "$case_name"

@@ -5,29 +5,9 @@
 set -uo pipefail
 
 case_name=$1 kbench=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb_compare.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# run_kb EXPECTED_RC ARGS...: kbench with stdout in $tmp/out, stderr in
-# $tmp/err, checking the exit code.
-run_kb() {
-    local want=$1; shift
-    "$kbench" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        fail "kbench $* exited $rc, expected $want"
-        sed 's/^/  stdout: /' "$tmp/out" | head -8 >&2
-        sed 's/^/  stderr: /' "$tmp/err" | head -5 >&2
-    fi
-}
-
-# expect FILE REGEX [what]: FILE must match the extended regex.
-expect() {
-    grep -Eq -- "$2" "$1" || fail "${3:-$1} does not match /$2/: $(head -c 600 "$1")"
-}
+KB_TEST_PREFIX=compare
+# shellcheck source=tests/test_lib.sh
+. "$(dirname "$0")/test_lib.sh"
 
 # results FILE [REPS] [run options...]: a small real run, a GEMM and a
 # convolution on omp.
@@ -37,21 +17,6 @@ results() {
     "$kbench" run --desc m64n64k64 --desc mb1ic8ih16oc8kh3ph1 --backend omp \
         --reps "$reps" --min-time 0 --quiet --json "$out" "$@" >/dev/null ||
         fail "kbench run --json $out failed"
-}
-
-# edit IN OUT CODE: copy a results file, running CODE (Python, on each
-# record as the dict r; r.clear() drops it) on every record.
-edit() {
-    python3 - "$1" "$2" "$3" <<'PY' || fail "edit $1 -> $2 failed"
-import json, sys
-src, dst, code = sys.argv[1:]
-with open(src) as f, open(dst, "w") as out:
-    for line in f:
-        r = json.loads(line)
-        exec(code)
-        if r:
-            out.write(json.dumps(r) + "\n")
-PY
 }
 
 # json_check FILE CODE: CODE (Python, the compare JSON as the dict j)
@@ -226,9 +191,4 @@ test_usage() {
     run_kb 3 compare "$tmp/a.jsonl" "$tmp/a.jsonl" --json "$tmp/no/such/dir/c.json"
 }
 
-"test_$case_name"
-if [ "$failures" -ne 0 ]; then
-    echo "$case_name: $failures failure(s)" >&2
-    exit 1
-fi
-echo "$case_name: ok"
+run_case "$case_name"
