@@ -2,25 +2,11 @@
  * warnings, one row per matched case, the geometric means, the unmatched
  * cases, the gate, and how every figure was computed. */
 #include "drivers/compare/compare.h"
+#include "drivers/roofline/svg.h"   /* kb_md_escape */
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
-
-/* Text for a table cell: '|' would end the cell, '<' could open an HTML
- * tag (a layer name is free text). */
-static void cell(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<') {
-            fputs("&lt;", f);
-            continue;
-        }
-        if (*s == '|')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-}
 
 /* A provenance value, cut to a readable length. */
 #define VALUE_MAX 80
@@ -62,13 +48,13 @@ static void sides(const kb_compare *c, FILE *f)
     const kb_result_file *files[] = {c->fa, c->fb};
     for (int i = 0; i < 2; i++) {
         fprintf(f, "| **%c** | ", "AB"[i]);
-        cell(f, files[i]->path);
+        kb_md_escape(f, files[i]->path);
         fputs(" | ", f);
-        cell(f, files[i]->host);
+        kb_md_escape(f, files[i]->host);
         fprintf(f, " | %.12s | ", run_str(files[i], "git_commit"));
-        cell(f, run_str(files[i], "compiler"));
+        kb_md_escape(f, run_str(files[i], "compiler"));
         fputs(" | ", f);
-        cell(f, run_str(files[i], "build_flags"));
+        kb_md_escape(f, run_str(files[i], "build_flags"));
         fputs(" |\n", f);
     }
     fputc('\n', f);
@@ -115,7 +101,7 @@ static void warnings(const kb_compare *c, FILE *f)
 static void row(const kb_cmp_row *r, FILE *f)
 {
     fputs("| ", f);
-    cell(f, r->label);
+    kb_md_escape(f, r->label);
     fprintf(f, " | %s | ", r->a->kernel);
     if (strcmp(r->a->backend, r->b->backend) == 0)
         fputs(r->a->backend, f);
@@ -141,7 +127,7 @@ static void group_row(const kb_cmp_group *g, const char *name, FILE *f)
     char says[64];
     kb_compare_describe(g->geomean, says, sizeof says);
     fputs("| ", f);
-    cell(f, name);
+    kb_md_escape(f, name);
     fprintf(f, " | %d | %.3f | %s |\n", g->n, g->geomean, says);
 }
 
@@ -164,7 +150,7 @@ static void unmatched(const kb_compare *c, FILE *f)
         const kb_cmp_unmatched *u = &c->unmatched[i];
         const kb_result_file *file = u->side == 'A' ? c->fa : c->fb;
         fprintf(f, "- %c `%s` line %ld: ", u->side, file->path, u->c->line);
-        cell(f, u->c->desc);
+        kb_md_escape(f, u->c->desc);
         fprintf(f, " %s %s %s %s %s — ", u->c->kernel, u->c->backend,
                 u->c->dtype, u->c->layout, u->c->dir);
         if (u->first_line)

@@ -2,22 +2,10 @@
  * (stated with its threshold), the node x case table with an overall row,
  * then every outlier, unjudged, missing, unpassed and duplicate case. */
 #include "drivers/merge/merge.h"
+#include "drivers/roofline/svg.h"   /* kb_md_escape */
 
 #include <math.h>
 #include <string.h>
-
-/* Text for a table cell or a list item: | and < escaped (a layer name
- * must not become a column or an HTML tag), newlines out. */
-static void md_text(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else
-            fputc(*s == '\n' ? ' ' : *s, f);
-}
 
 /* GFLOP/s with three or so significant figures, "-" when not finite. */
 static const char *num(char *buf, size_t len, double v)
@@ -50,7 +38,7 @@ static void rule(FILE *f, const kb_merge *m, const char *svg_link)
         100 * KB_MERGE_MIN_SPREAD, m->zmax, KB_MERGE_MIN_NODES);
     if (svg_link) {
         fputs("![Each case's nodes, relative to the case median](", f);
-        md_text(f, svg_link);
+        kb_md_escape(f, svg_link);
         fputs(")\n\n", f);
     }
 }
@@ -74,7 +62,7 @@ static void table(FILE *f, const kb_merge *m)
     fputs("| case |", f);
     for (size_t i = 0; i < m->nnodes; i++) {
         fputc(' ', f);
-        md_text(f, m->nodes[i].name);
+        kb_md_escape(f, m->nodes[i].name);
         fputs(" |", f);
     }
     fputs(" median | spread |\n|---|", f);
@@ -84,7 +72,7 @@ static void table(FILE *f, const kb_merge *m)
     for (size_t c = 0; c < m->ncases; c++) {
         const kb_merge_case *k = &m->cases[c];
         fputs("| ", f);
-        md_text(f, k->label);
+        kb_md_escape(f, k->label);
         fputs(" |", f);
         for (size_t i = 0; i < m->nnodes; i++)
             cell(f, kb_merge_cell_at(m, c, i));
@@ -113,7 +101,7 @@ static void outliers(FILE *f, const kb_merge *m)
         if (!node->flag)
             continue;
         fputs("- ", f);
-        md_text(f, node->name);
+        kb_md_escape(f, node->name);
         fprintf(f, ": %s overall, %.2fx the case medians, median z %.1f over %d cases\n",
                 kb_merge_flag_name(node->flag), node->relative, node->z, node->njudged);
         n++;
@@ -124,9 +112,9 @@ static void outliers(FILE *f, const kb_merge *m)
             if (!cl->flag)
                 continue;
             fputs("- ", f);
-            md_text(f, m->nodes[i].name);
+            kb_md_escape(f, m->nodes[i].name);
             fputs(" on ", f);
-            md_text(f, m->cases[c].label);
+            kb_md_escape(f, m->cases[c].label);
             fprintf(f, ": %s, %s GFLOP/s against a median of %s (spread %s), z %.1f\n",
                     kb_merge_flag_name(cl->flag), num(x, sizeof x, cl->gflops),
                     num(med, sizeof med, m->cases[c].median),
@@ -149,12 +137,12 @@ static void gaps(FILE *f, const kb_merge *m)
                 continue;
             if (first) {
                 fputs("- ", f);
-                md_text(f, k->label);
+                kb_md_escape(f, k->label);
                 fputs(": missing on ", f);
             } else {
                 fputs(", ", f);
             }
-            md_text(f, m->nodes[i].name);
+            kb_md_escape(f, m->nodes[i].name);
             first = false;
         }
         if (!first) {
@@ -163,7 +151,7 @@ static void gaps(FILE *f, const kb_merge *m)
         }
         if (!k->judged) {
             fputs("- ", f);
-            md_text(f, k->label);
+            kb_md_escape(f, k->label);
             fprintf(f, ": not judged, %d node(s) timed it (at least %d needed)\n",
                     k->ntimed, KB_MERGE_MIN_NODES);
             n++;
@@ -183,11 +171,11 @@ static void unpassed(FILE *f, const kb_merge *m)
             if (!cl->rc || !isnan(cl->gflops))
                 continue;
             fputs("- ", f);
-            md_text(f, m->nodes[i].name);
+            kb_md_escape(f, m->nodes[i].name);
             fputs(" on ", f);
-            md_text(f, m->cases[c].label);
+            kb_md_escape(f, m->cases[c].label);
             fprintf(f, ": %s%s", cl->rc->status, cl->rc->reason[0] ? ": " : "");
-            md_text(f, cl->rc->reason);
+            kb_md_escape(f, cl->rc->reason);
             fputs("\n", f);
             n++;
         }
@@ -195,7 +183,7 @@ static void unpassed(FILE *f, const kb_merge *m)
         const kb_merge_node *node = &m->nodes[m->dups[d].node];
         fprintf(f, "- %s:%ld: a second record of a case on ", node->file->path,
                 m->dups[d].dup->line);
-        md_text(f, node->name);
+        kb_md_escape(f, node->name);
         fputs(", ignored (the first one is merged)\n", f);
         n++;
     }
@@ -207,9 +195,9 @@ static void nodes(FILE *f, const kb_merge *m)
     fputs("## Nodes\n\n| node | file | cases |\n|---|---|---:|\n", f);
     for (size_t i = 0; i < m->nnodes; i++) {
         fputs("| ", f);
-        md_text(f, m->nodes[i].name);
+        kb_md_escape(f, m->nodes[i].name);
         fputs(" | ", f);
-        md_text(f, m->nodes[i].file->path);
+        kb_md_escape(f, m->nodes[i].file->path);
         fprintf(f, " | %zu |\n", m->nodes[i].file->ncases);
     }
     fputs("\n", f);

@@ -214,25 +214,12 @@ static char *fmt(char *buf, size_t len, double v)
     return buf;
 }
 
-/* Text for a Markdown table cell or paragraph: | and < escaped (a layer
- * name must not turn into a table column or an HTML tag), newlines out. */
-static void md_escape(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else
-            fputc(*s == '\n' ? ' ' : *s, f);
-}
-
 static void text(FILE *f, bool html, const char *s)
 {
     if (html)
         kb_xml_escape(f, s);
     else
-        md_escape(f, s);
+        kb_md_escape(f, s);
 }
 
 static void heading(FILE *f, bool html, const char *s)

@@ -34,6 +34,17 @@ void kb_xml_escape(FILE *f, const char *s)
     }
 }
 
+void kb_md_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '<')
+            fputs("&lt;", f);
+        else
+            fputc(*s == '\n' ? ' ' : *s, f);
+}
+
 static double px(const frame *fr, double x)
 {
     return LEFT + (RIGHT - LEFT) * (log10(x) - fr->lx0) / (fr->lx1 - fr->lx0);
