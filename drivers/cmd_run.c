@@ -35,12 +35,12 @@ typedef struct {
     regex_t layer;             /* --layer, compiled */
     const char *backends;      /* --backend list, NULL: all */
     int64_t mb;                /* --mb, 0: not given */
-    kb_settings settings;
+    kb_settings settings;      /* --dt, --dir, --fpmath, --layout */
 } cmdline;
 
 enum {
     OPT_MODEL = 256, OPT_KERNEL, OPT_LAYER, OPT_DESC, OPT_BATCH,
-    OPT_BACKEND, OPT_MB, OPT_DT, OPT_LAYOUT, OPT_THREADS, OPT_REPS,
+    OPT_BACKEND, OPT_MB, OPT_DT, OPT_DIR, OPT_FPMATH, OPT_LAYOUT, OPT_THREADS, OPT_REPS,
     OPT_MIN_TIME, OPT_MAX_REPS, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
     OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS, OPT_ROOF_LEVEL,
 };
@@ -54,6 +54,8 @@ static const struct option long_opts[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"mb", required_argument, NULL, OPT_MB},
     {"dt", required_argument, NULL, OPT_DT},
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"fpmath", required_argument, NULL, OPT_FPMATH},
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"reps", required_argument, NULL, OPT_REPS},
@@ -88,7 +90,13 @@ static void usage(FILE *out)
         "  --layer REGEX        keep layers whose name matches (POSIX ERE)\n"
         "  --backend B[,B...]   backends to run (default: all built)\n"
         "  --mb N               batch size for every problem (catalogs: 1)\n"
-        "  --dt f32|f64         data type (default f32)\n"
+        "  --dt T               data type: f32 (default), f64, bf16, f16, or\n"
+        "                       SRC:WEI:DST as bf16:bf16:f32\n"
+        "  --dir D              direction: FWD_B (conv's default), FWD_D\n"
+        "                       (bnorm's), FWD_I, BWD_D, BWD_W, BWD_WB, BWD_DW;\n"
+        "                       catalog layers without it are left out\n"
+        "  --fpmath M           what f32 may use inside: strict (default: f32\n"
+        "                       arithmetic), tf32, bf16 or any\n"
         "  --layout L           nchw, nhwc, ncdhw or ndhwc (default: NCX)\n"
         "\nmeasurement:\n"
         "  --threads N          OpenMP and library threads (default: OpenMP's)\n"
@@ -308,10 +316,29 @@ static int take_option(cmdline *cl, int c, const char *arg)
     case OPT_BACKEND: cl->backends = arg; break;
     case OPT_MB:
         return parse_int("--mb", arg, 1, INT32_MAX, &cl->mb);
-    case OPT_DT:
-        if (kb_dtype_parse(arg, &cl->settings.dt) != 0) {
-            fprintf(stderr, "kbench run: --dt '%s': expected f32 or f64\n",
-                    arg);
+    case OPT_DT: {
+        char why[256];
+        if (kb_dts_parse(arg, &cl->settings.dt, why, sizeof why) != 0) {
+            fprintf(stderr, "kbench run: --dt %s\n", why);
+            return -1;
+        }
+        break;
+    }
+    case OPT_DIR: {
+        kb_dir d;
+        if (kb_dir_parse(arg, &d) != 0) {
+            fprintf(stderr, "kbench run: --dir '%s': expected FWD_B, FWD_D, "
+                            "FWD_I, BWD_D, BWD_W, BWD_WB or BWD_DW\n", arg);
+            return -1;
+        }
+        cl->settings.dir = d;
+        cl->settings.dir_given = true;
+        break;
+    }
+    case OPT_FPMATH:
+        if (kb_fpmath_parse(arg, &cl->settings.fpmath) != 0) {
+            fprintf(stderr, "kbench run: --fpmath '%s': expected strict, "
+                            "tf32, bf16 or any\n", arg);
             return -1;
         }
         break;
@@ -419,6 +446,44 @@ static int add_selected(cmdline *cl, kb_problem_list *l, const char *model)
     return 0;
 }
 
+/* Load catalog `model` into l with the run's settings.  A catalog mixes
+ * kinds, so --dir applies to the layers that have that direction and the
+ * others are left out, with a note; a descriptor or batch file that asks
+ * for a direction its kernel lacks is an error instead.  Returns 0, or -1
+ * after printing the catalog's error. */
+static int load_catalog(cmdline *cl, const char *model, kb_problem_list *l)
+{
+    char err[512] = "";
+    kb_settings s = cl->settings;
+    s.dir_given = false;
+    if (kb_catalog_load(model, cl->mb > 0 ? cl->mb : 1, &s, l, err,
+                        sizeof err) != 0) {
+        fprintf(stderr, "kbench run: --model '%s': %s\n", model, err);
+        return -1;
+    }
+    if (!cl->settings.dir_given)
+        return 0;
+    size_t kept = 0, dropped[3] = {0};
+    for (size_t i = 0; i < l->n; i++) {
+        kb_problem *p = &l->items[i];
+        if (kb_dir_applies(p->kind, cl->settings.dir)) {
+            p->dir = cl->settings.dir;
+            l->items[kept++] = *p;
+        } else {
+            dropped[p->kind]++;
+        }
+    }
+    static const char *const kinds[3] = {"conv", "gemm", "bnorm"};
+    for (int k = 0; k < 3; k++)
+        if (dropped[k])
+            fprintf(stderr, "kbench run: note: --dir %s: %s's %zu %s "
+                    "layer(s) left out (%s has %s)\n",
+                    kb_dir_name(cl->settings.dir), model, dropped[k], kinds[k],
+                    kinds[k], kb_dir_list((kb_kind)k));
+    l->n = kept;
+    return 0;
+}
+
 /* Load one source into the run.  Returns 0, or -1 after printing the
  * parser's message (file, line, column, token). */
 static int load_source(cmdline *cl, const source *s)
@@ -448,11 +513,8 @@ static int load_source(cmdline *cl, const source *s)
                 break;
             }
             l.n = 0;
-            rc = kb_catalog_load(model, cl->mb > 0 ? cl->mb : 1,
-                                 &cl->settings, &l, err, sizeof err);
-            if (rc != 0)
-                fprintf(stderr, "kbench run: --model '%s': %s\n", model, err);
-            else
+            rc = load_catalog(cl, model, &l);
+            if (rc == 0)
                 rc = add_selected(cl, &l, model);
         }
         kb_problem_list_free(&l);

@@ -81,8 +81,10 @@ int kb_npy_write_arg(FILE *f, const kb_problem *p, kb_arg a,
     kb_problem_args(p, info);
     const kb_arg_info *ai = &info[a];
 
+    /* NumPy has no bf16: such tensors are widened (exactly) to f32. */
+    kb_dtype disk = ai->dt == KB_BF16 ? KB_F32 : ai->dt;
     char header[1024];
-    int hlen = kb_npy_header(header, sizeof header, p->dt, ai->ndims,
+    int hlen = kb_npy_header(header, sizeof header, disk, ai->ndims,
                              ai->dims);
     if (hlen < 0) {
         snprintf(err, len, "npy header for %s does not fit", ai->name);
@@ -91,15 +93,15 @@ int kb_npy_write_arg(FILE *f, const kb_problem *p, kb_arg a,
     if (fwrite(header, 1, (size_t)hlen, f) != (size_t)hlen)
         goto write_error;
 
-    size_t esize = kb_dtype_size(p->dt);
+    size_t esize = kb_dtype_size(disk);
     unsigned char chunk[CHUNK * sizeof(double)];
     int64_t idx[KB_MAX_DIMS] = {0};
     int64_t done = 0;
     while (done < ai->nelems) {
         int64_t n = ai->nelems - done < CHUNK ? ai->nelems - done : CHUNK;
         for (int64_t i = 0; i < n; i++) {
-            double v = kb_load(p->dt, base, kb_arg_offset(p, a, idx));
-            kb_store(p->dt, chunk, i, v);
+            double v = kb_load(ai->dt, base, kb_arg_offset(p, a, idx));
+            kb_store(disk, chunk, i, v);
             next_index(idx, ai->dims, ai->ndims);
         }
         if (fwrite(chunk, esize, (size_t)n, f) != (size_t)n)
@@ -272,11 +274,13 @@ int kb_dump_case(kb_dump *d, int64_t seq, const char *backend,
     char *line = NULL;
     cJSON *obj = cJSON_CreateObject();
     cJSON *files = NULL;
+    char dts[32];
+    kb_dts_format(&p->dt, dts, sizeof dts);
     if (!obj || !cJSON_AddNumberToObject(obj, "seq", (double)seq) ||
         !cJSON_AddStringToObject(obj, "desc", desc) ||
         !cJSON_AddStringToObject(obj, "kernel", kb_problem_kernel_name(p)) ||
         !cJSON_AddStringToObject(obj, "backend", backend) ||
-        !cJSON_AddStringToObject(obj, "dtype", kb_dtype_name(p->dt)) ||
+        !cJSON_AddStringToObject(obj, "dtype", dts) ||
         !cJSON_AddStringToObject(obj, "layout", kb_layout_name(p)) ||
         !add_params(obj, p) ||
         !(files = cJSON_AddObjectToObject(obj, "files"))) {

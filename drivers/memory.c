@@ -56,9 +56,9 @@ static int add_u64(uint64_t *a, uint64_t b)
 }
 
 /* Bytes of one tensor; -1 on overflow.  Shapes come from users. */
-static int arg_bytes(const kb_arg_info *a, kb_dtype dt, uint64_t *bytes)
+static int arg_bytes(const kb_arg_info *a, uint64_t *bytes)
 {
-    uint64_t e = kb_dtype_size(dt);
+    uint64_t e = kb_dtype_size(a->dt);
     if (a->nelems < 0 || (uint64_t)a->nelems > UINT64_MAX / e)
         return -1;
     *bytes = (uint64_t)a->nelems * e;
@@ -88,7 +88,7 @@ static int sum_bytes(const kb_problem *p, arg_set set, uint64_t *sum)
         if (!info[a].used || !in_set(&info[a], set))
             continue;
         uint64_t b;
-        if (arg_bytes(&info[a], p->dt, &b) != 0 || add_u64(sum, b) != 0)
+        if (arg_bytes(&info[a], &b) != 0 || add_u64(sum, b) != 0)
             return -1;
     }
     return 0;

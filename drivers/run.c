@@ -156,7 +156,7 @@ static int snapshot_inputs(const kb_problem *p, const kb_tensors *t,
         if (!info[a].used || !info[a].is_input || !info[a].is_output)
             continue;
         /* Sizes were checked for overflow by the memory check. */
-        size_t bytes = (size_t)info[a].nelems * kb_dtype_size(p->dt);
+        size_t bytes = (size_t)info[a].nelems * kb_dtype_size(info[a].dt);
         void *copy;
         if (posix_memalign(&copy, 64, bytes ? bytes : 1) != 0) {
             in->ptr[a] = NULL;
@@ -181,7 +181,7 @@ static void snapshot_restore(const kb_problem *p, const kb_tensors *in,
     for (int a = 0; a < KB_ARG_MAX; a++)
         if (in->ptr[a] != t->ptr[a])
             memcpy(t->ptr[a], in->ptr[a],
-                   (size_t)info[a].nelems * kb_dtype_size(p->dt));
+                   (size_t)info[a].nelems * kb_dtype_size(info[a].dt));
 }
 
 static void snapshot_free(const kb_tensors *t, kb_tensors *in)
@@ -404,7 +404,9 @@ static void set_roofline(const kb_run_opts *o, const kb_backend *b,
     }
     kb_roofline_case q = {
         .device = b->device,
-        .dtype = kb_dtype_name(r->problem->dt),
+        /* the multiplies run in the inputs' type: bf16:bf16:f32 is
+         * under the bf16 roof */
+        .dtype = kb_dtype_name(r->problem->dt.src),
         .level = o->roof_level,
         .flops = r->flops,
         .bytes = r->bytes,

@@ -67,6 +67,8 @@ static int csv_case(kb_writer *w, const kb_case_record *r)
     bool placed = timed && r->roof_placed;
     const kb_validation *v = &r->validation;
     char b[NCOLS][40];
+    char dts[32];
+    kb_dts_format(&p->dt, dts, sizeof dts);
     const char *f[NCOLS] = {
         num(b[0], 40, true, (double)r->seq),
         r->model ? r->model : "",
@@ -74,7 +76,7 @@ static int csv_case(kb_writer *w, const kb_case_record *r)
         num(b[3], 40, true, (double)p->count),
         kb_problem_kernel_name(p),
         r->backend,
-        kb_dtype_name(p->dt),
+        dts,
         kb_layout_name(p),
         kb_dir_name(p->dir),
         r->desc,

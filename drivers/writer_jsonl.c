@@ -178,7 +178,10 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     cJSON_AddNumberToObject(o, "count", (double)p->count);
     cJSON_AddStringToObject(o, "kernel", kb_problem_kernel_name(p));
     cJSON_AddStringToObject(o, "backend", r->backend);
-    cJSON_AddStringToObject(o, "dtype", kb_dtype_name(p->dt));
+    char dts[32];
+    kb_dts_format(&p->dt, dts, sizeof dts);
+    cJSON_AddStringToObject(o, "dtype", dts);
+    cJSON_AddStringToObject(o, "fpmath", kb_fpmath_name(p->fpmath));
     cJSON_AddStringToObject(o, "layout", kb_layout_name(p));
     cJSON_AddStringToObject(o, "dir", kb_dir_name(p->dir));
     int64_t mb = problem_mb(p);

@@ -75,12 +75,14 @@ static int result_case(kb_writer *w, const kb_case_record *r)
         snprintf(roof, sizeof roof, "%.1f", r->roof.pct);
     else
         snprintf(roof, sizeof roof, "NA");
+    char dts[32];
+    kb_dts_format(&r->problem->dt, dts, sizeof dts);
     fprintf(w->out, "RESULT kernel=%s model=%s layer=%s backend=%s dtype=%s "
             "host=%s device=%s metric=gflops value=%s unit=GFLOP/s median_s=%s "
             "pct_of_roof=%s valid=%s status=%s\n",
             kb_problem_kernel_name(r->problem), token(model, sizeof model, r->model),
             token(layer, sizeof layer, r->problem->name),
-            token(backend, sizeof backend, r->backend), kb_dtype_name(r->problem->dt),
+            token(backend, sizeof backend, r->backend), dts,
             token(host, sizeof host, st->host), b ? b->device : "cpu", value, median,
             roof, verdict(r->status), kb_status_name(r->status));
     return finish(w);

@@ -88,8 +88,10 @@ static int parse_mb(const char *v, int64_t *mb)
 static int apply_option(const char *w, int col, const kb_settings *base,
                         kb_settings *cur, const place *at)
 {
-    static const char options[] = "--mb=N --dir=FWD_D|FWD_B|FWD_I "
-                                  "--dt=f32|f64 --tag=nchw|nhwc|ncdhw|ndhwc|abx|axb --reset";
+    static const char options[] =
+        "--mb=N --dir=FWD_D|FWD_B|FWD_I|BWD_D|BWD_W|BWD_WB|BWD_DW "
+        "--dt=f32|f64|bf16|f16|SRC:WEI:DST --attr-fpmath=strict|tf32|bf16|any "
+        "--tag=nchw|nhwc|ncdhw|ndhwc|abx|axb --reset";
     const char *eq = strchr(w, '=');
     size_t nl = eq ? (size_t)(eq - w) : strlen(w);
     const char *v = eq ? eq + 1 : NULL;
@@ -103,6 +105,7 @@ static int apply_option(const char *w, int col, const kb_settings *base,
     if (!((nl == 4 && strncmp(w, "--mb", nl) == 0) ||
           (nl == 5 && strncmp(w, "--dir", nl) == 0) ||
           (nl == 4 && strncmp(w, "--dt", nl) == 0) ||
+          (nl == 13 && strncmp(w, "--attr-fpmath", nl) == 0) ||
           (nl == 5 && strncmp(w, "--tag", nl) == 0)))
         return batch_fail(at, col, "unknown option '%.*s'; expected one of %s",
                           (int)nl, w, options);
@@ -115,12 +118,16 @@ static int apply_option(const char *w, int col, const kb_settings *base,
     } else if (strncmp(w, "--dir", nl) == 0) {
         if (kb_dir_parse(v, &cur->dir))
             return batch_fail(at, vcol, "bad --dir value '%s'; expected FWD_D, "
-                              "FWD_B or FWD_I", v);
+                              "FWD_B, FWD_I, BWD_D, BWD_W, BWD_WB or BWD_DW", v);
         cur->dir_given = true;
     } else if (strncmp(w, "--dt", nl) == 0) {
-        if (kb_dtype_parse(v, &cur->dt))
-            return batch_fail(at, vcol, "bad --dt value '%s'; expected f32 or "
-                              "f64", v);
+        char why[256];
+        if (kb_dts_parse(v, &cur->dt, why, sizeof why))
+            return batch_fail(at, vcol, "bad --dt value %s", why);
+    } else if (strncmp(w, "--attr-fpmath", nl) == 0) {
+        if (kb_fpmath_parse(v, &cur->fpmath))
+            return batch_fail(at, vcol, "bad --attr-fpmath value '%s'; "
+                              "expected strict, tf32, bf16 or any", v);
     } else if (kb_layout_parse(v, &cur->layout)) {
         return batch_fail(at, vcol, "bad --tag value '%s'; expected nchw, "
                           "nhwc, ncdhw, ndhwc, abx or axb", v);

@@ -18,6 +18,7 @@
  * Counts are doubles: large models at large batches exceed 2^53 only in
  * the last bits, which no figure needs. */
 #include "kernels/problem.h"
+#include "kernels/tensors.h"
 
 /* Output elements of a conv (per the whole batch). */
 static double conv_dst(const kb_conv_desc *c)
@@ -136,34 +137,26 @@ bool kb_problem_bytes_reread(const kb_problem *p, double llc_bytes)
     /* one channel's slice: what a kernel finishing a channel at a time
      * keeps in cache between its two passes */
     const kb_bnorm_desc *b = &p->bnorm;
-    double slice = (double)kb_dtype_size(p->dt) * b->mb * b->id * b->ih * b->iw;
+    double slice = (double)kb_dtype_size(p->dt.src) * b->mb * b->id * b->ih * b->iw;
     return slice > llc_bytes;
 }
 
-/* Minimum bytes; can't fail. */
+/* Minimum bytes: every tensor of the direction once, in its own storage
+ * type (tensors.c's table), a tensor both read and written (GEMM's C with
+ * beta != 0) twice, and training bnorm's src once more when it is re-read.
+ * Can't fail. */
 double kb_problem_bytes(const kb_problem *p, double llc_bytes)
 {
-    double e = (double)kb_dtype_size(p->dt);
-    const kb_conv_desc *c = &p->conv;
-    const kb_gemm_desc *g = &p->gemm;
-    switch (p->kind) {
-    case KB_CONV: {
-        double src = (double)c->mb * c->ic * c->id * c->ih * c->iw;
-        double wei = (double)c->oc * (c->ic / c->g) * c->kd * c->kh * c->kw;
-        double bias = kb_problem_has_bias(p) ? (double)c->oc : 0;
-        return e * (src + wei + conv_dst(c) + bias);
+    kb_arg_info info[KB_ARG_MAX];
+    double total = 0;
+    kb_problem_args(p, info);
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        if (!info[a].used)
+            continue;
+        double bytes = (double)kb_dtype_size(info[a].dt) * (double)info[a].nelems;
+        total += bytes * ((info[a].is_input && info[a].is_output) ? 2.0 : 1.0);
+        if (a == KB_ARG_SRC && kb_problem_bytes_reread(p, llc_bytes))
+            total += bytes;
     }
-    case KB_GEMM:
-        /* C is read as well as written when beta != 0 */
-        return e * ((double)g->m * g->k + (double)g->k * g->n +
-                    (double)g->m * g->n * (g->beta != 0.0 ? 2 : 1));
-    case KB_BNORM: {
-        /* src read (twice when training cannot keep a channel's slice in
-         * cache between the passes), dst
-         * written; mean, variance, scale, shift per channel */
-        double src_reads = kb_problem_bytes_reread(p, llc_bytes) ? 2.0 : 1.0;
-        return e * ((src_reads + 1.0) * bnorm_elems(&p->bnorm) + 4.0 * p->bnorm.ic);
-    }
-    }
-    return 0;
+    return total;
 }

@@ -716,19 +716,24 @@ static int check_size(const kb_problem *p, char *err, size_t errlen)
     return 0;
 }
 
-/* Applies dt, layout, direction and the batch override.  Returns 0, or -1
- * when the direction does not apply or the result is too large. */
+/* Applies dt, fpmath, layout, direction and the batch override.  Returns
+ * 0, or -1 when the direction or the data types do not apply to the kind
+ * or the result is too large. */
 static int apply_settings(kb_problem *p, const kb_settings *s, char *err,
                           size_t errlen)
 {
+    char why[160];
+    if (!kb_dts_valid_for(p->kind, &s->dt, why, sizeof why))
+        return fail(err, errlen, 0, "%s", why);
     p->dt = s->dt;
+    p->fpmath = s->fpmath;
     p->layout = s->layout;
     if (!s->dir_given)
         p->dir = p->kind == KB_CONV ? KB_FWD_B : KB_FWD_D;
-    else if (p->kind == KB_BNORM && s->dir == KB_FWD_B)
-        return fail(err, errlen, 0, "direction FWD_B (with bias) does not "
-                    "apply to bnorm; expected FWD_D (training) or FWD_I "
-                    "(inference)");
+    else if (!kb_dir_applies(p->kind, s->dir))
+        return fail(err, errlen, 0, "direction %s does not apply to %s; "
+                    "expected %s", kb_dir_name(s->dir),
+                    kb_problem_kernel_name(p), kb_dir_list(p->kind));
     else
         p->dir = s->dir;
     if (s->mb > 0)

@@ -2,6 +2,8 @@
  * physical offset of each logical element. */
 #include "tensors.h"
 
+#include "convert.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,11 +22,27 @@ static int activation_dims(int ndims, int64_t n, int64_t c, int64_t d,
     return k;
 }
 
-/* Logical shape of tensor a of p into dims; returns its number of dims,
- * or 0 when p has no such tensor.  Kept separate from the rest of the
- * table because kb_arg_offset needs only this, once per element. */
+/* The tensor each gradient is the gradient of: it has that one's shape. */
+static kb_arg primal_of(kb_arg a)
+{
+    switch (a) {
+    case KB_ARG_DIFF_SRC: return KB_ARG_SRC;
+    case KB_ARG_DIFF_WEI: return KB_ARG_WEI;
+    case KB_ARG_DIFF_BIA: return KB_ARG_BIA;
+    case KB_ARG_DIFF_DST: return KB_ARG_DST;
+    case KB_ARG_DIFF_SCALE: return KB_ARG_SCALE;
+    case KB_ARG_DIFF_SHIFT: return KB_ARG_SHIFT;
+    default: return a;
+    }
+}
+
+/* Logical shape of tensor a of p into dims (every tensor the kind can
+ * have, whether or not p's direction uses it); returns its number of
+ * dims, or 0 when the kind has no such tensor.  Kept apart from the roles
+ * because kb_arg_offset needs only this, once per element. */
 static int arg_shape(const kb_problem *p, kb_arg a, int64_t *dims)
 {
+    a = primal_of(a);
     if (p->kind == KB_CONV) {
         const kb_conv_desc *c = &p->conv;
         switch (a) {
@@ -35,7 +53,7 @@ static int arg_shape(const kb_problem *p, kb_arg a, int64_t *dims)
                                    c->kw, dims);
         case KB_ARG_BIA:
             dims[0] = c->oc;
-            return kb_problem_has_bias(p) ? 1 : 0;
+            return 1;
         case KB_ARG_DST:
             return activation_dims(c->ndims, c->mb, c->oc, c->od, c->oh, c->ow, dims);
         default:
@@ -67,26 +85,54 @@ static int arg_shape(const kb_problem *p, kb_arg a, int64_t *dims)
     }
 }
 
-/* Which tensors are read and which written.  GEMM reads dst when
- * beta != 0; bnorm training computes the statistics that inference is
- * given. */
+#define B(a) (1u << KB_ARG_##a)
+
+/* What each direction reads and writes, per kind.  GEMM's forward passes
+ * are all alike; its dst is also read when beta != 0 (arg_roles).  A
+ * direction the kind lacks (names.c) has no row and is never parsed. */
+static const struct {
+    unsigned in, out;
+} roles[3][KB_DIR_COUNT] = {
+    [KB_CONV] = {
+        [KB_FWD_B] = {B(SRC) | B(WEI) | B(BIA), B(DST)},
+        [KB_FWD_D] = {B(SRC) | B(WEI), B(DST)},
+        [KB_FWD_I] = {B(SRC) | B(WEI), B(DST)},
+        [KB_BWD_D] = {B(DIFF_DST) | B(WEI), B(DIFF_SRC)},
+        [KB_BWD_W] = {B(SRC) | B(DIFF_DST), B(DIFF_WEI)},
+        [KB_BWD_WB] = {B(SRC) | B(DIFF_DST), B(DIFF_WEI) | B(DIFF_BIA)},
+    },
+    [KB_GEMM] = {
+        [KB_FWD_B] = {B(SRC) | B(WEI), B(DST)},
+        [KB_FWD_D] = {B(SRC) | B(WEI), B(DST)},
+        [KB_FWD_I] = {B(SRC) | B(WEI), B(DST)},
+    },
+    [KB_BNORM] = {
+        [KB_FWD_D] = {B(SRC) | B(SCALE) | B(SHIFT), B(DST) | B(MEAN) | B(VAR)},
+        [KB_FWD_I] = {B(SRC) | B(MEAN) | B(VAR) | B(SCALE) | B(SHIFT), B(DST)},
+        [KB_BWD_D] = {B(SRC) | B(MEAN) | B(VAR) | B(SCALE) | B(DIFF_DST),
+                      B(DIFF_SRC)},
+        [KB_BWD_DW] = {B(SRC) | B(MEAN) | B(VAR) | B(SCALE) | B(DIFF_DST),
+                       B(DIFF_SRC) | B(DIFF_SCALE) | B(DIFF_SHIFT)},
+    },
+};
+
+#undef B
+
 static void arg_roles(const kb_problem *p, kb_arg a, bool *in, bool *out)
 {
-    *in = a != KB_ARG_DST;
-    *out = a == KB_ARG_DST;
+    unsigned bit = 1u << a;
+    *in = roles[p->kind][p->dir].in & bit;
+    *out = roles[p->kind][p->dir].out & bit;
     if (p->kind == KB_GEMM && a == KB_ARG_DST)
         *in = p->gemm.beta != 0.0;
-    if (p->kind == KB_BNORM && p->dir != KB_FWD_I &&
-        (a == KB_ARG_MEAN || a == KB_ARG_VAR)) {
-        *in = false;
-        *out = true;
-    }
 }
 
 static const char *arg_name(const kb_problem *p, kb_arg a)
 {
     static const char *const names[KB_ARG_MAX] = {
-        "src", "wei", "bia", "dst", "mean", "var", "scale", "shift"};
+        "src", "wei", "bia", "dst", "mean", "var", "scale", "shift",
+        "diff_src", "diff_wei", "diff_bia", "diff_dst", "diff_scale",
+        "diff_shift"};
     if (p->kind == KB_GEMM && a == KB_ARG_SRC)
         return "a";
     if (p->kind == KB_GEMM && a == KB_ARG_WEI)
@@ -94,16 +140,30 @@ static const char *arg_name(const kb_problem *p, kb_arg a)
     return names[a];
 }
 
+kb_dtype kb_arg_dtype(const kb_problem *p, kb_arg a)
+{
+    a = primal_of(a);
+    if (p->kind == KB_BNORM)
+        return a == KB_ARG_SRC || a == KB_ARG_DST ? p->dt.src
+                                                  : kb_problem_acc_dtype(p);
+    switch (a) {
+    case KB_ARG_SRC: return p->dt.src;
+    case KB_ARG_WEI: return p->dt.wei;
+    default: return p->dt.dst;
+    }
+}
+
 void kb_problem_args(const kb_problem *p, kb_arg_info info[KB_ARG_MAX])
 {
     memset(info, 0, sizeof(kb_arg_info) * KB_ARG_MAX);
     for (int a = 0; a < KB_ARG_MAX; a++) {
         kb_arg_info *t = &info[a];
-        t->ndims = arg_shape(p, (kb_arg)a, t->dims);
-        if (t->ndims == 0)
-            continue;
-        t->used = true;
         arg_roles(p, (kb_arg)a, &t->is_input, &t->is_output);
+        if (!t->is_input && !t->is_output)
+            continue;
+        t->ndims = arg_shape(p, (kb_arg)a, t->dims);
+        t->used = true;
+        t->dt = kb_arg_dtype(p, (kb_arg)a);
         t->name = arg_name(p, (kb_arg)a);
         if (t->is_input && t->is_output)
             t->input_name = "c";   /* only GEMM's dst is both */
@@ -151,7 +211,8 @@ int64_t kb_arg_offset(const kb_problem *p, kb_arg a, const int64_t *idx)
             return idx[1] * g->k + idx[0];
         return row_major(ndims, dims, idx);
     }
-    bool activation = a == KB_ARG_SRC || a == KB_ARG_DST;
+    kb_arg primal = primal_of(a);
+    bool activation = primal == KB_ARG_SRC || primal == KB_ARG_DST;
     if (activation && p->layout == KB_LAYOUT_NXC)
         return channels_last(ndims, dims, idx);
     return row_major(ndims, dims, idx);
@@ -169,7 +230,7 @@ size_t kb_problem_tensor_bytes(const kb_problem *p)
         /* Overflow means the problem cannot fit anywhere: saturate. */
         if (info[a].nelems < 0 ||
             __builtin_mul_overflow((size_t)info[a].nelems,
-                                   kb_dtype_size(p->dt), &bytes) ||
+                                   kb_dtype_size(info[a].dt), &bytes) ||
             __builtin_add_overflow(total, bytes, &total))
             return SIZE_MAX;
     }
@@ -188,7 +249,7 @@ int kb_tensors_alloc(const kb_problem *p, kb_tensors *t)
         size_t bytes;
         if (info[a].nelems < 0 ||
             __builtin_mul_overflow((size_t)info[a].nelems,
-                                   kb_dtype_size(p->dt), &bytes))
+                                   kb_dtype_size(info[a].dt), &bytes))
             goto fail;
         /* aligned_alloc wants a multiple of the alignment; 64 B keeps
          * every tensor on its own cache lines and suits AVX-512 loads. */
@@ -213,15 +274,22 @@ void kb_tensors_free(kb_tensors *t)
 
 double kb_load(kb_dtype dt, const void *base, int64_t off)
 {
-    if (dt == KB_F64)
-        return ((const double *)base)[off];
+    switch (dt) {
+    case KB_F64: return ((const double *)base)[off];
+    case KB_BF16: return kb_bf16_to_f32(((const uint16_t *)base)[off]);
+    case KB_F16: return kb_f16_to_f32(((const uint16_t *)base)[off]);
+    case KB_F32: break;
+    }
     return ((const float *)base)[off];
 }
 
 void kb_store(kb_dtype dt, void *base, int64_t off, double v)
 {
-    if (dt == KB_F64)
-        ((double *)base)[off] = v;
-    else
-        ((float *)base)[off] = (float)v;
+    switch (dt) {
+    case KB_F64: ((double *)base)[off] = v; return;
+    case KB_BF16: ((uint16_t *)base)[off] = kb_f32_to_bf16((float)v); return;
+    case KB_F16: ((uint16_t *)base)[off] = kb_f32_to_f16((float)v); return;
+    case KB_F32: break;
+    }
+    ((float *)base)[off] = (float)v;
 }

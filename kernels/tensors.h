@@ -8,11 +8,17 @@
 
 #include "problem.h"
 
-/* Roles.  For GEMM, SRC is A, WEI is B and DST is C (read when beta != 0).
- * MEAN and VAR are inputs for bnorm inference and outputs for training. */
+/* Roles, with benchdnn's names.  For GEMM, SRC is A, WEI is B and DST is
+ * C (read when beta != 0).  MEAN and VAR are inputs for bnorm inference
+ * and the backward passes and outputs for forward training.  The DIFF_
+ * tensors are the gradients of the backward directions; each has the
+ * shape of the tensor it is the gradient of.  Which a direction reads and
+ * writes is one table in tensors.c. */
 typedef enum {
     KB_ARG_SRC, KB_ARG_WEI, KB_ARG_BIA, KB_ARG_DST,
     KB_ARG_MEAN, KB_ARG_VAR, KB_ARG_SCALE, KB_ARG_SHIFT,
+    KB_ARG_DIFF_SRC, KB_ARG_DIFF_WEI, KB_ARG_DIFF_BIA, KB_ARG_DIFF_DST,
+    KB_ARG_DIFF_SCALE, KB_ARG_DIFF_SHIFT,
     KB_ARG_MAX
 } kb_arg;
 
@@ -22,6 +28,7 @@ typedef struct {
     bool used;                 /* the problem has this tensor */
     bool is_input;             /* read by the kernel: filled by the driver */
     bool is_output;            /* written by the kernel: poisoned, validated */
+    kb_dtype dt;               /* storage type (kb_arg_dtype) */
     const char *name;          /* "src", "wei", "a", "b", "dst", ... */
     const char *input_name;    /* dump name of the initial content when both
                                   input and output ("c" for GEMM), else NULL */
@@ -32,6 +39,12 @@ typedef struct {
 
 /* Fill info[KB_ARG_MAX] for problem p. */
 void kb_problem_args(const kb_problem *p, kb_arg_info info[KB_ARG_MAX]);
+
+/* Storage type of tensor a of p: src and diff_src take p->dt.src, wei
+ * and diff_wei p->dt.wei, dst, diff_dst and the biases p->dt.dst; bnorm's
+ * per-channel tensors (statistics, scale, shift and their gradients) are
+ * f32 (f64 for f64 problems), as in oneDNN. */
+kb_dtype kb_arg_dtype(const kb_problem *p, kb_arg a);
 
 /* Physical element offset of the logical index idx[0..ndims-1] of arg a,
  * following p's layout and transposes. */
@@ -51,7 +64,10 @@ typedef struct {
 int kb_tensors_alloc(const kb_problem *p, kb_tensors *t);
 void kb_tensors_free(kb_tensors *t);
 
-/* Element access by physical offset, converting to and from double. */
+/* Element access by physical offset, converting to and from double.
+ * Stores round to nearest even (bf16 and f16 by way of f32, whose double
+ * rounding is below any tolerance here); an f16 beyond its range becomes
+ * inf. */
 double kb_load(kb_dtype dt, const void *base, int64_t off);
 void kb_store(kb_dtype dt, void *base, int64_t off, double v);
 

@@ -18,7 +18,7 @@
  * exact in any summation order; the clauses bound what remains. */
 double kb_tolerance(const kb_problem *p)
 {
-    const double u = p->dt == KB_F32 ? 0x1p-24 : 0x1p-53;
+    const double u = kb_dtype_epsilon(p->dt.dst);
     int64_t len = kb_problem_accumulation_length(p);
     double ulps;
 
@@ -43,7 +43,7 @@ double kb_tolerance(const kb_problem *p)
         ulps += 6.0;
     /* f64: the reference also computes in double, so its own rounding is
      * as large as the kernel's: both count. */
-    if (p->dt == KB_F64)
+    if (p->dt.dst == KB_F64)
         ulps *= 2.0;
     return ulps * u;
 }
@@ -71,7 +71,7 @@ static double point_cost(const kb_problem *p)
 
 static void format_value(char *buf, size_t len, kb_dtype dt, double x)
 {
-    snprintf(buf, len, dt == KB_F32 ? "%.9g" : "%.17g", x);
+    snprintf(buf, len, dt == KB_F64 ? "%.17g" : "%.9g", x);
 }
 
 /* Counts and maxima of one thread's share of the comparison; the first
@@ -112,7 +112,7 @@ static void compare_point(const kb_ref_ctx *ctx, kb_arg a, const void *got_base,
 {
     const kb_problem *p = ctx->p;
     double exp = kb_ref_expected(ctx, a, idx);
-    double got = kb_load(p->dt, got_base, kb_arg_offset(p, a, idx));
+    double got = kb_load(kb_arg_dtype(p, a), got_base, kb_arg_offset(p, a, idx));
     double abs_err = fabs(got - exp);
     double rel_err = abs_err / fmax(fabs(exp), 1.0);
     bool finite = isfinite(got) && isfinite(exp);
@@ -129,8 +129,8 @@ static void compare_point(const kb_ref_ctx *ctx, kb_arg a, const void *got_base,
         char ix[96], g[32], e[32];
         t->first_point = point;
         kb_ref_format_index(&ctx->info[a], idx, ix, sizeof ix);
-        format_value(g, sizeof g, p->dt, got);
-        format_value(e, sizeof e, p->dt, exp);
+        format_value(g, sizeof g, ctx->info[a].dt, got);
+        format_value(e, sizeof e, ctx->info[a].dt, exp);
         snprintf(t->first, sizeof t->first, "%s: got %s, expected %s", ix, g,
                  e);
     }
@@ -233,7 +233,7 @@ static int64_t scan_nonfinite(const kb_ref_ctx *ctx, kb_arg a,
                                                       : info->nelems;
         kb_ref_unravel(info, ch * chunk, idx);
         for (int64_t i = ch * chunk; i < end; i++) {
-            if (!isfinite(kb_load(p->dt, base, kb_arg_offset(p, a, idx)))) {
+            if (!isfinite(kb_load(kb_arg_dtype(p, a), base, kb_arg_offset(p, a, idx)))) {
                 count++;
                 if (i < lowest)
                     lowest = i;
@@ -255,8 +255,8 @@ static void describe_nonfinite(const kb_ref_ctx *ctx, kb_arg a,
     char ix[96], g[32];
     kb_ref_unravel(&ctx->info[a], element, idx);
     kb_ref_format_index(&ctx->info[a], idx, ix, sizeof ix);
-    format_value(g, sizeof g, ctx->p->dt,
-                 kb_load(ctx->p->dt, base, kb_arg_offset(ctx->p, a, idx)));
+    format_value(g, sizeof g, ctx->info[a].dt,
+                 kb_load(ctx->info[a].dt, base, kb_arg_offset(ctx->p, a, idx)));
     snprintf(buf, len, "%s: got %s (non-finite)", ix, g);
 }
 

@@ -130,7 +130,7 @@ static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
             double v = mode == KB_FILL_RANDOM ? draw_random(a, &st)
                        : balanced ? bnorm_balanced_src(info, idx, seed)
                                   : draw_validation(a, &st);
-            kb_store(p->dt, base, kb_arg_offset(p, a, idx), v);
+            kb_store(info->dt, base, kb_arg_offset(p, a, idx), v);
             kb_ref_next_index(info, idx);
         }
     }
@@ -160,6 +160,6 @@ void kb_poison_outputs(const kb_problem *p, kb_tensors *t)
             continue;
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < info[a].nelems; i++)
-            kb_store(p->dt, t->ptr[a], i, NAN);
+            kb_store(info[a].dt, t->ptr[a], i, NAN);
     }
 }

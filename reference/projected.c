@@ -99,7 +99,6 @@ double kb_proj_cost(const kb_problem *p)
  * or -1 when an element is not an integer (NaN included). */
 static double integer_max(const kb_ref_ctx *ctx, kb_arg a)
 {
-    const kb_problem *p = ctx->p;
     const void *base = ctx->in->ptr[a];
     double mx = 0.0;
     int fraction = 0;
@@ -107,7 +106,7 @@ static double integer_max(const kb_ref_ctx *ctx, kb_arg a)
 #pragma omp parallel for schedule(static) reduction(max : mx) \
     reduction(| : fraction) if (ctx->info[a].nelems >= KB_REF_PARALLEL_MIN)
     for (int64_t i = 0; i < ctx->info[a].nelems; i++) {
-        double x = kb_load(p->dt, base, i);
+        double x = kb_load(ctx->info[a].dt, base, i);
         if (x != nearbyint(x))
             fraction = 1;
         else
@@ -207,7 +206,7 @@ static int gemm_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
             const double *r = pj->weight + w * g->n;
             double acc = 0.0;
             for (int64_t n = 0; n < g->n; n++)
-                acc += kb_load(ctx->p->dt, b,
+                acc += kb_load(ctx->p->dt.wei, b,
                                k * pj->st_wei[0] + n * pj->st_wei[1]) * r[n];
             pj->proj[w * g->k + k] = acc;
         }
@@ -251,7 +250,7 @@ static int conv_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
         const int64_t kw = t % c->kw, kh = t / c->kw % c->kh,
                       kd = t / c->kw / c->kh;
         for (int64_t oc = g * ocg; oc < (g + 1) * ocg; oc++) {
-            double x = kb_load(p->dt, wei, oc * s[0] + ci * s[1] +
+            double x = kb_load(p->dt.wei, wei, oc * s[0] + ci * s[1] +
                                                kd * s[2] + kh * s[3] +
                                                kw * s[4]);
             for (int w = 0; w < pj->nw; w++)
@@ -261,7 +260,7 @@ static int conv_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
     for (int64_t g = 0; has_bias && g < c->g; g++)
         for (int64_t oc = g * ocg; oc < (g + 1) * ocg; oc++) {
             int64_t bidx[1] = {oc};
-            double x = kb_load(p->dt, ctx->in->ptr[KB_ARG_BIA],
+            double x = kb_load(p->dt.dst, ctx->in->ptr[KB_ARG_BIA],
                                kb_arg_offset(p, KB_ARG_BIA, bidx));
             for (int w = 0; w < pj->nw; w++)
                 pj->bias[g * pj->nw + w] += pj->weight[w * c->oc + oc] * x;
@@ -347,12 +346,12 @@ static void gemm_sums(const kb_ref_ctx *ctx, const kb_proj *pj,
     double cr[KB_PROJ_MAX_WEIGHTINGS] = {0};
 
     for (int64_t k = 0; k < g->k; k++) {
-        double x = kb_load(p->dt, a, i * pj->st_src[0] + k * pj->st_src[1]);
+        double x = kb_load(p->dt.src, a, i * pj->st_src[0] + k * pj->st_src[1]);
         for (int w = 0; w < pj->nw; w++)
             gs->want[w] += x * pj->proj[w * g->k + k];
     }
     for (int64_t n = 0; g->beta != 0.0 && n < g->n; n++) {
-        double x = kb_load(p->dt, ctx->in->ptr[KB_ARG_DST],
+        double x = kb_load(p->dt.dst, ctx->in->ptr[KB_ARG_DST],
                            i * pj->st_dst[0] + n * pj->st_dst[1]);
         for (int w = 0; w < pj->nw; w++)
             cr[w] += x * pj->weight[w * g->n + n];
@@ -362,7 +361,7 @@ static void gemm_sums(const kb_ref_ctx *ctx, const kb_proj *pj,
                       g->beta / pj->quantum * cr[w];
     for (int64_t n = 0; n < g->n; n++)
         add_element(pj, tol,
-                    kb_load(p->dt, got, i * pj->st_dst[0] +
+                    kb_load(p->dt.dst, got, i * pj->st_dst[0] +
                                             n * pj->st_dst[1]),
                     n, g->n, gs);
 }
@@ -418,7 +417,7 @@ static void conv_sums(const kb_ref_ctx *ctx, const kb_proj *pj,
                 const int64_t off = x.n * s[0] + x.g * icg * s[1] +
                                     id * s[2] + ih * s[3] + iw * s[4];
                 for (int64_t ci = 0; ci < icg; ci++) {
-                    double v = kb_load(p->dt, src, off + ci * s[1]);
+                    double v = kb_load(p->dt.src, src, off + ci * s[1]);
                     for (int w = 0; w < pj->nw; w++)
                         gs->want[w] += wp[ci * pj->nw + w] * v;
                 }
@@ -427,7 +426,7 @@ static void conv_sums(const kb_ref_ctx *ctx, const kb_proj *pj,
     }
     for (int64_t oc = x.g * ocg; oc < (x.g + 1) * ocg; oc++)
         add_element(pj, tol,
-                    kb_load(p->dt, got, x.n * d[0] + oc * d[1] +
+                    kb_load(p->dt.dst, got, x.n * d[0] + oc * d[1] +
                                             x.od * d[2] + x.oh * d[3] +
                                             x.ow * d[4]),
                     oc, c->oc, gs);

@@ -38,7 +38,7 @@ static double channel_param(const kb_ref_ctx *ctx, kb_arg a, int64_t c,
     if (!ctx->info[a].used)
         return dflt;
     int64_t idx[1] = {c};
-    return kb_load(ctx->p->dt, ctx->in->ptr[a],
+    return kb_load(ctx->info[a].dt, ctx->in->ptr[a],
                    kb_arg_offset(ctx->p, a, idx));
 }
 
@@ -60,12 +60,12 @@ void kb_ref_bnorm_channel_stats(const kb_ref_ctx *ctx, int64_t c,
 
     idx[1] = c;
     for (int64_t i = 0; i < slice.nelems; i++) {
-        sum += kb_load(p->dt, src, kb_arg_offset(p, KB_ARG_SRC, idx));
+        sum += kb_load(p->dt.src, src, kb_arg_offset(p, KB_ARG_SRC, idx));
         next_in_channel(&slice, idx, c);
     }
     *mean = sum / (double)slice.nelems;
     for (int64_t i = 0; i < slice.nelems; i++) {
-        double d = kb_load(p->dt, src, kb_arg_offset(p, KB_ARG_SRC, idx)) -
+        double d = kb_load(p->dt.src, src, kb_arg_offset(p, KB_ARG_SRC, idx)) -
                    *mean;
         sq += d * d;
         next_in_channel(&slice, idx, c);
@@ -94,17 +94,17 @@ void kb_ref_bnorm(const kb_ref_ctx *ctx, kb_tensors *out)
         kb_ref_bnorm_channel_stats(ctx, c, &mean, &var);
         idx[1] = c;
         for (int64_t i = 0; i < slice.nelems; i++) {
-            double x = kb_load(p->dt, ctx->in->ptr[KB_ARG_SRC],
+            double x = kb_load(p->dt.src, ctx->in->ptr[KB_ARG_SRC],
                                kb_arg_offset(p, KB_ARG_SRC, idx));
-            kb_store(p->dt, out->ptr[KB_ARG_DST],
+            kb_store(p->dt.dst, out->ptr[KB_ARG_DST],
                      kb_arg_offset(p, KB_ARG_DST, idx),
                      kb_ref_bnorm_value(ctx, c, mean, var, x));
             next_in_channel(&slice, idx, c);
         }
         if (is_training(p)) {
-            kb_store(p->dt, out->ptr[KB_ARG_MEAN],
+            kb_store(ctx->info[KB_ARG_MEAN].dt, out->ptr[KB_ARG_MEAN],
                      kb_arg_offset(p, KB_ARG_MEAN, cidx), mean);
-            kb_store(p->dt, out->ptr[KB_ARG_VAR],
+            kb_store(ctx->info[KB_ARG_VAR].dt, out->ptr[KB_ARG_VAR],
                      kb_arg_offset(p, KB_ARG_VAR, cidx), var);
         }
     }

@@ -61,16 +61,16 @@ double kb_ref_conv_point(const kb_ref_ctx *ctx, const int64_t *dst_idx)
                         continue;
                     kb_ref_conv_index(sidx, nd, n, g * icg + ci, id, ih, iw);
                     kb_ref_conv_index(widx, nd, k, ci, kd, kh, kw);
-                    acc += kb_load(p->dt, src,
+                    acc += kb_load(p->dt.src, src,
                                    kb_arg_offset(p, KB_ARG_SRC, sidx)) *
-                           kb_load(p->dt, wei,
+                           kb_load(p->dt.wei, wei,
                                    kb_arg_offset(p, KB_ARG_WEI, widx));
                 }
             }
         }
     if (kb_problem_has_bias(p)) {
         int64_t bidx[1] = {k};
-        acc += kb_load(p->dt, ctx->in->ptr[KB_ARG_BIA],
+        acc += kb_load(p->dt.dst, ctx->in->ptr[KB_ARG_BIA],
                        kb_arg_offset(p, KB_ARG_BIA, bidx));
     }
     return acc;

@@ -14,14 +14,14 @@ double kb_ref_gemm_point(const kb_ref_ctx *ctx, const int64_t *dst_idx)
 
     for (int64_t k = 0; k < g->k; k++) {
         int64_t aidx[2] = {m, k}, bidx[2] = {k, n};
-        acc += kb_load(p->dt, a, kb_arg_offset(p, KB_ARG_SRC, aidx)) *
-               kb_load(p->dt, b, kb_arg_offset(p, KB_ARG_WEI, bidx));
+        acc += kb_load(p->dt.src, a, kb_arg_offset(p, KB_ARG_SRC, aidx)) *
+               kb_load(p->dt.wei, b, kb_arg_offset(p, KB_ARG_WEI, bidx));
     }
     double result = g->alpha * acc;
     /* With beta == 0 the initial dst is not an input (it may hold the NaN
      * poison), so it must not be read: 0 * NaN would be NaN. */
     if (g->beta != 0.0)
-        result += g->beta * kb_load(p->dt, ctx->in->ptr[KB_ARG_DST],
+        result += g->beta * kb_load(p->dt.dst, ctx->in->ptr[KB_ARG_DST],
                                     kb_arg_offset(p, KB_ARG_DST, dst_idx));
     return result;
 }

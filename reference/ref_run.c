@@ -60,7 +60,7 @@ double kb_ref_expected(const kb_ref_ctx *ctx, kb_arg a, const int64_t *idx)
     if (a == KB_ARG_VAR)
         return ctx->var[idx[0]];
     int64_t c = idx[1];
-    double x = kb_load(ctx->p->dt, ctx->in->ptr[KB_ARG_SRC],
+    double x = kb_load(ctx->info[KB_ARG_SRC].dt, ctx->in->ptr[KB_ARG_SRC],
                        kb_arg_offset(ctx->p, KB_ARG_SRC, idx));
     return kb_ref_bnorm_value(ctx, c, ctx->mean[c], ctx->var[c], x);
 }
@@ -74,7 +74,7 @@ void kb_ref_write_all(const kb_ref_ctx *ctx, kb_arg a, kb_tensors *out)
     for (int64_t i = 0; i < info->nelems; i++) {
         int64_t idx[KB_MAX_DIMS];
         kb_ref_unravel(info, i, idx);
-        kb_store(ctx->p->dt, out->ptr[a], kb_arg_offset(ctx->p, a, idx),
+        kb_store(info->dt, out->ptr[a], kb_arg_offset(ctx->p, a, idx),
                  kb_ref_expected(ctx, a, idx));
     }
 }

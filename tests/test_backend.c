@@ -84,7 +84,7 @@ static void reset_for_rerun(const kb_problem *p, const kb_tensors *in,
     for (int a = 0; a < KB_ARG_MAX; a++)
         if (info[a].used && info[a].is_input)
             memcpy(t->ptr[a], in->ptr[a],
-                   (size_t)info[a].nelems * kb_dtype_size(p->dt));
+                   (size_t)info[a].nelems * kb_dtype_size(p->dt.src));
     kb_poison_outputs(p, t);
     if (be->write_input) {
         bool ok = be->write_input(plan, err, sizeof(err)) == 0;
@@ -144,7 +144,7 @@ static void check_case(const kb_problem *p)
     CHECK(v.checked > 0);
     if (!ok)
         fprintf(stderr, "%s [%s %s %s %s]: %lld mismatches, %s\n", desc,
-                be->name, kb_dtype_name(p->dt), kb_layout_name(p),
+                be->name, kb_dtype_name(p->dt.src), kb_layout_name(p),
                 kb_dir_name(p->dir), (long long)v.mismatches,
                 v.first_mismatch);
 out:
@@ -182,7 +182,7 @@ static void check_problem(const kb_problem *parsed)
     for (kb_dtype dt = KB_F32; dt <= KB_F64; dt++)
         for (size_t i = 0; i < nv; i++) {
             kb_problem p = *parsed;
-            p.dt = dt;
+            p.dt = kb_dts_uniform(dt);
             p.layout = vs[i].layout;
             p.dir = vs[i].dir;
             check_case(&p);

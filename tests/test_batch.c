@@ -31,19 +31,39 @@ static void test_options(void)
         goto out;
     /* before the options: the base settings (mb 1 overrides, FWD_B) */
     CHECK_STR(l.items[0].name, "first");
-    CHECK(l.items[0].conv.mb == 1 && l.items[0].dt == KB_F32);
+    CHECK(l.items[0].conv.mb == 1 && l.items[0].dt.src == KB_F32);
     CHECK(l.items[0].dir == KB_FWD_B && l.items[0].layout == KB_LAYOUT_NCX);
     /* after them */
-    CHECK(l.items[1].conv.mb == 16 && l.items[1].dt == KB_F64);
+    CHECK(l.items[1].conv.mb == 16 && l.items[1].dt.src == KB_F64);
     CHECK(l.items[1].dir == KB_FWD_I && l.items[1].layout == KB_LAYOUT_NXC);
     CHECK(l.items[2].kind == KB_GEMM && l.items[2].gemm.m == 4);
     CHECK(l.items[3].kind == KB_BNORM && l.items[3].bnorm.mb == 16);
     /* --reset restores the settings passed in */
-    CHECK(l.items[4].bnorm.mb == 1 && l.items[4].dt == KB_F32);
+    CHECK(l.items[4].bnorm.mb == 1 && l.items[4].dt.src == KB_F32);
     CHECK(l.items[4].dir == KB_FWD_D && l.items[4].layout == KB_LAYOUT_NCX);
 out:
     kb_problem_list_free(&l);
     CHECK(l.items == NULL && l.n == 0);
+}
+
+/* Mixed data types and the training directions. */
+static void test_training_options(void)
+{
+    kb_settings s;
+    kb_problem_list l = {0};
+    char err[512];
+    kb_settings_default(&s);
+    int rc = kb_batch_parse("--dt=bf16:bf16:f32 --dir=BWD_D --attr-fpmath=any\n"
+                            "ic8ih4oc8kh3\n--dt=f16 --dir=BWD_DW\nic8ih4\n",
+                            "t.txt", &s, &l, err, sizeof err);
+    CHECK(rc == 0 && l.n == 2);
+    if (rc == 0 && l.n == 2) {
+        CHECK(l.items[0].dt.src == KB_BF16 && l.items[0].dt.wei == KB_BF16 &&
+              l.items[0].dt.dst == KB_F32);
+        CHECK(l.items[0].dir == KB_BWD_D && l.items[0].fpmath == KB_FPMATH_ANY);
+        CHECK(kb_dts_all(&l.items[1].dt, KB_F16) && l.items[1].dir == KB_BWD_DW);
+    }
+    kb_problem_list_free(&l);
 }
 
 /* Parsing text must fail with a message containing want, and append
@@ -68,7 +88,15 @@ static void batch_fails(const char *text, const char *want)
 static void test_errors(void)
 {
     batch_fails("m1n1k1\n--frob=2\n", "b.txt:2:1: unknown option '--frob'");
-    batch_fails("m1n1k1\n  --dt=f16\n", "b.txt:2:8: bad --dt value 'f16'");
+    batch_fails("m1n1k1\n  --dt=f8\n", "b.txt:2:8: bad --dt value 'f8': unknown type 'f8'");
+    batch_fails("--dt=bf16:bf16\n", "b.txt:1:6: bad --dt value 'bf16:bf16': two types");
+    batch_fails("--dt=bf16:bf16:f32:f32\n", "more than three types");
+    batch_fails("--dt=bf16::f32\n", "empty or overlong type");
+    batch_fails("--dt=f64:f64:f32\n", "f64 does not mix");
+    batch_fails("--dt=bf16:bf16:f32\nic8ih4\n", "b.txt:2:1: bnorm takes one data type");
+    batch_fails("--dir=BWD_W\nm8n8k8\n", "b.txt:2:1: direction BWD_W does not apply to gemm; expected FWD_D, FWD_B, FWD_I");
+    batch_fails("--dir=BWD_DW\nic8ih4oc8kh3\n", "direction BWD_DW does not apply to conv2d");
+    batch_fails("--attr-fpmath=tf16\n", "bad --attr-fpmath value 'tf16'");
     batch_fails("--dir=BWD\n", "b.txt:1:7: bad --dir value 'BWD'");
     batch_fails("--tag=nchw8c\n", "b.txt:1:7: bad --tag value");
     batch_fails("--mb=-1\n", "b.txt:1:6: bad --mb value '-1'");
@@ -134,6 +162,7 @@ static void test_list(void)
 int main(void)
 {
     test_options();
+    test_training_options();
     test_errors();
     test_load();
     test_list();

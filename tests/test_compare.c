@@ -18,7 +18,7 @@ static kb_problem conv(kb_dtype dt)
                  .ih = 7, .iw = 7, .od = 1, .oh = 7, .ow = 7, .kd = 1,
                  .kh = 3, .kw = 3, .sd = 1, .sh = 1, .sw = 1, .ph = 1,
                  .pw = 1},
-        .count = 1, .dt = dt, .layout = KB_LAYOUT_NXC, .dir = KB_FWD_B};
+        .count = 1, .dt = KB_DTS_INIT(dt), .layout = KB_LAYOUT_NXC, .dir = KB_FWD_B};
     return p;
 }
 
@@ -122,7 +122,7 @@ static void test_projected_for_large(void)
     kb_problem p = {
         .kind = KB_GEMM,
         .gemm = {.m = 256, .n = 256, .k = 2048, .alpha = 1, .beta = 0},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
     kb_tensors t;
     kb_validation v;
     CHECK(kb_tensors_alloc(&p, &t) == 0);
@@ -154,7 +154,7 @@ static void test_sample_distinct(void)
     kb_problem p = {
         .kind = KB_GEMM,
         .gemm = {.m = 6, .n = 10, .k = 3, .alpha = 1, .beta = 0},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
     kb_validate_opts o = {.full_max_macs = 1, .sample_points = 60 - 3,
                           .seed = 9};
     kb_tensors t;
@@ -183,7 +183,7 @@ static void test_gemm_beta(void)
         .kind = KB_GEMM,
         .gemm = {.m = 9, .n = 7, .k = 5, .ta = true, .tb = true,
                  .alpha = 1.5, .beta = -0.5},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
     kb_tensors in, t;
     kb_validation v;
     CHECK(kb_tensors_alloc(&p, &in) == 0);
@@ -207,7 +207,7 @@ static void test_bnorm_training(void)
         .kind = KB_BNORM,
         .bnorm = {.ndims = 3, .mb = 2, .ic = 5, .id = 3, .ih = 4, .iw = 3,
                   .eps = 1e-5},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NXC, .dir = KB_FWD_D};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NXC, .dir = KB_FWD_D};
     kb_tensors t;
     kb_validation v;
     CHECK(prepare_correct(&p, &t) == 0);

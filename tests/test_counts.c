@@ -10,7 +10,7 @@ static kb_problem parse(const char *text, const char *dir, kb_dtype dt)
     kb_problem p;
     char err[512];
     kb_settings_default(&s);
-    s.dt = dt;
+    s.dt = kb_dts_uniform(dt);
     if (dir) {
         CHECK(kb_dir_parse(dir, &s.dir) == 0);
         s.dir_given = true;

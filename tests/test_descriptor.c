@@ -3,6 +3,7 @@
 #include "tests/check.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 static kb_settings defaults(void)
 {
@@ -15,7 +16,7 @@ static kb_settings defaults(void)
 static bool same_problem(const kb_problem *a, const kb_problem *b)
 {
     if (a->kind != b->kind || strcmp(a->name, b->name) || a->count != b->count ||
-        a->dt != b->dt || a->layout != b->layout || a->dir != b->dir)
+        memcmp(&a->dt, &b->dt, sizeof a->dt) != 0 || a->layout != b->layout || a->dir != b->dir)
         return false;
     if (a->kind == KB_CONV) {
         const kb_conv_desc *x = &a->conv, *y = &b->conv;
@@ -102,7 +103,7 @@ static void test_round_trips(void)
         round_trip(descs[i], &s);
     /* with settings: they are applied, and the same settings read back */
     s.mb = 7;
-    s.dt = KB_F64;
+    s.dt = kb_dts_uniform(KB_F64);
     s.layout = KB_LAYOUT_NXC;
     s.dir = KB_FWD_I;
     s.dir_given = true;
@@ -134,7 +135,7 @@ static void test_conv_semantics(void)
     CHECK(p.conv.ow == 112 && p.conv.oh == 112);
     CHECK(p.conv.id == 1 && p.conv.od == 1 && p.conv.kd == 1 && p.conv.sd == 1);
     CHECK(p.conv.pd == 0 && p.conv.dd == 0 && p.conv.dh == 0);
-    CHECK(p.dir == KB_FWD_B && p.dt == KB_F32 && p.layout == KB_LAYOUT_NCX);
+    CHECK(p.dir == KB_FWD_B && p.dt.src == KB_F32 && p.layout == KB_LAYOUT_NCX);
     CHECK_STR(p.name, "conv1");
     CHECK(p.count == 1);
     CHECK_STR(kb_problem_kernel_name(&p), "conv2d");
@@ -291,7 +292,10 @@ static void test_names(void)
     kb_dir d;
     CHECK(kb_dtype_parse("f64", &dt) == 0 && dt == KB_F64);
     CHECK(kb_dtype_parse("F32", &dt) == 0 && dt == KB_F32);
-    CHECK(kb_dtype_parse("bf16", &dt) == -1);
+    CHECK(kb_dtype_parse("bf16", &dt) == 0 && dt == KB_BF16);
+    CHECK(kb_dtype_parse("f16", &dt) == 0 && dt == KB_F16);
+    CHECK(kb_dtype_parse("f8", &dt) == -1);
+    CHECK(kb_dtype_size(KB_BF16) == 2 && kb_dtype_size(KB_F16) == 2);
     CHECK(kb_dtype_size(KB_F64) == 8 && kb_dtype_size(KB_F32) == 4);
     CHECK_STR(kb_dtype_name(KB_F64), "f64");
     CHECK(kb_layout_parse("NDHWC", &l) == 0 && l == KB_LAYOUT_NXC);
@@ -300,7 +304,12 @@ static void test_names(void)
     CHECK(kb_layout_parse("nchw", &l) == 0 && l == KB_LAYOUT_NCX);
     CHECK(kb_layout_parse("nchw16c", &l) == -1);
     CHECK(kb_dir_parse("fwd_i", &d) == 0 && d == KB_FWD_I);
-    CHECK(kb_dir_parse("BWD_D", &d) == -1);
+    CHECK(kb_dir_parse("BWD_D", &d) == 0 && d == KB_BWD_D);
+    CHECK(kb_dir_parse("bwd_wb", &d) == 0 && d == KB_BWD_WB);
+    CHECK(kb_dir_parse("BWD_X", &d) == -1);
+    CHECK(kb_dir_applies(KB_CONV, KB_BWD_W) && !kb_dir_applies(KB_GEMM, KB_BWD_W));
+    CHECK(kb_dir_applies(KB_BNORM, KB_BWD_DW) && !kb_dir_applies(KB_BNORM, KB_BWD_W));
+    CHECK_STR(kb_dir_list(KB_BNORM), "FWD_D, FWD_I, BWD_D, BWD_DW");
     CHECK_STR(kb_dir_name(KB_FWD_B), "FWD_B");
 }
 

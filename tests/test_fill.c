@@ -16,7 +16,7 @@ static kb_problem conv(void)
                  .ih = 40, .iw = 40, .od = 1, .oh = 40, .ow = 40, .kd = 1,
                  .kh = 3, .kw = 3, .sd = 1, .sh = 1, .sw = 1, .ph = 1,
                  .pw = 1},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_B};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NCX, .dir = KB_FWD_B};
     return p;
 }
 
@@ -26,7 +26,7 @@ static kb_problem bnorm(kb_dir dir)
         .kind = KB_BNORM,
         .bnorm = {.ndims = 2, .mb = 2, .ic = 64, .id = 1, .ih = 5, .iw = 5,
                   .eps = 1e-5},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = dir};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NCX, .dir = dir};
     return p;
 }
 
@@ -35,7 +35,7 @@ static kb_problem gemm(double beta)
     kb_problem p = {
         .kind = KB_GEMM,
         .gemm = {.m = 16, .n = 24, .k = 8, .alpha = 1, .beta = beta},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
     return p;
 }
 
@@ -74,7 +74,7 @@ static size_t bytes(const kb_problem *p, kb_arg a)
 {
     kb_arg_info info[KB_ARG_MAX];
     kb_problem_args(p, info);
-    return (size_t)info[a].nelems * kb_dtype_size(p->dt);
+    return (size_t)info[a].nelems * kb_dtype_size(p->dt.src);
 }
 
 static void test_deterministic(void)

@@ -57,7 +57,7 @@ static void check_feed(kb_layout layout, kb_io_elem elem)
                     int64_t k = ((n * H + h) * W + w) * C + c;
                     double want = elem == KB_IO_ELEM_U8 ? u8[k] / 255.0
                                                         : f32[k];
-                    double got = kb_load(conv.dt, t.ptr[KB_ARG_SRC],
+                    double got = kb_load(conv.dt.src, t.ptr[KB_ARG_SRC],
                                          kb_arg_offset(&conv, KB_ARG_SRC,
                                                        idx));
                     bad += got != (double)(float)want;

@@ -52,7 +52,7 @@ static kb_problem tiny_gemm(void)
     p.gemm = (kb_gemm_desc){.m = 2, .n = 2, .k = 3, .ta = true,
                             .alpha = 1.0, .beta = 1.0};
     p.count = 1;
-    p.dt = KB_F32;
+    p.dt = kb_dts_uniform(KB_F32);
     snprintf(p.name, sizeof p.name, "tiny");
     return p;
 }

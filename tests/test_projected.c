@@ -37,7 +37,7 @@ static int fixture_make(fixture *f, const char *desc, kb_layout layout,
     s.layout = layout;
     s.dir = dir;
     s.dir_given = true;
-    s.dt = dt;
+    s.dt = kb_dts_uniform(dt);
     if (kb_problem_parse(desc, &s, &f->p, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", desc, err);
         return -1;
@@ -64,7 +64,7 @@ static void fixture_free(fixture *f)
 static void reset(fixture *f)
 {
     memcpy(f->got.ptr[KB_ARG_DST], f->ok.ptr[KB_ARG_DST],
-           (size_t)f->dst.nelems * kb_dtype_size(f->p.dt));
+           (size_t)f->dst.nelems * kb_dtype_size(f->p.dt.src));
 }
 
 static bool validate(fixture *f, uint64_t seed, kb_validation *v)
@@ -91,8 +91,8 @@ static void interior_index(const fixture *f, uint64_t *rng, int64_t *idx)
 static double bump(fixture *f, const int64_t *idx, double delta)
 {
     int64_t off = kb_arg_offset(&f->p, KB_ARG_DST, idx);
-    double x = kb_load(f->p.dt, f->got.ptr[KB_ARG_DST], off) + delta;
-    kb_store(f->p.dt, f->got.ptr[KB_ARG_DST], off, x);
+    double x = kb_load(f->p.dt.src, f->got.ptr[KB_ARG_DST], off) + delta;
+    kb_store(f->p.dt.src, f->got.ptr[KB_ARG_DST], off, x);
     return x;
 }
 
@@ -125,7 +125,7 @@ static void check_fixture(fixture *f, kb_check_mode mode)
         CHECK(v.mode == mode && v.points == f->dst.nelems);
         CHECK(v.mismatches == 0 && v.max_abs_err == 0.0);
 
-        if (f->p.dt == KB_F32 && seed % 4 == 1) {
+        if (f->p.dt.src == KB_F32 && seed % 4 == 1) {
             float *d = f->got.ptr[KB_ARG_DST];
             for (int64_t i = 0; i < f->dst.nelems; i++)
                 d[i] = nextafterf(d[i], (seed & 1) ? INFINITY : -INFINITY);

@@ -16,7 +16,7 @@ static kb_problem conv2d(int64_t ic, int64_t oc, int64_t ih, int64_t iw,
         .conv = {.ndims = 2, .mb = 1, .g = 1, .ic = ic, .oc = oc,
                  .id = 1, .ih = ih, .iw = iw, .od = 1, .oh = oh, .ow = ow,
                  .kd = 1, .kh = kh, .kw = kw, .sd = 1, .sh = 1, .sw = 1},
-        .count = 1, .dt = KB_F32, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+        .count = 1, .dt = KB_DTS_INIT(KB_F32), .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
     return p;
 }
 
@@ -45,7 +45,7 @@ static void put(const kb_problem *p, kb_tensors *t, kb_arg a,
     int64_t idx[KB_MAX_DIMS];
     for (int64_t i = 0; i < nelems(p, a); i++) {
         unravel(p, a, i, idx);
-        kb_store(p->dt, t->ptr[a], kb_arg_offset(p, a, idx), vals[i]);
+        kb_store(p->dt.src, t->ptr[a], kb_arg_offset(p, a, idx), vals[i]);
     }
 }
 
@@ -55,7 +55,7 @@ static double get(const kb_problem *p, const kb_tensors *t, kb_arg a,
 {
     int64_t idx[KB_MAX_DIMS];
     unravel(p, a, i, idx);
-    return kb_load(p->dt, t->ptr[a], kb_arg_offset(p, a, idx));
+    return kb_load(p->dt.src, t->ptr[a], kb_arg_offset(p, a, idx));
 }
 
 /* Allocate, set src/wei (and bias when given), poison, run the reference
@@ -228,7 +228,7 @@ static kb_problem gemm(bool ta, bool tb, double alpha, double beta)
         .kind = KB_GEMM,
         .gemm = {.m = 2, .n = 2, .k = 3, .ta = ta, .tb = tb, .alpha = alpha,
                  .beta = beta},
-        .count = 1, .dt = KB_F64, .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
+        .count = 1, .dt = KB_DTS_INIT(KB_F64), .layout = KB_LAYOUT_NCX, .dir = KB_FWD_D};
     return p;
 }
 
@@ -281,7 +281,7 @@ static kb_problem bnorm(int64_t mb, int64_t ic, int64_t iw, kb_dir dir)
         .kind = KB_BNORM,
         .bnorm = {.ndims = 2, .mb = mb, .ic = ic, .id = 1, .ih = 1,
                   .iw = iw, .eps = 0},
-        .count = 1, .dt = KB_F64, .layout = KB_LAYOUT_NCX, .dir = dir};
+        .count = 1, .dt = KB_DTS_INIT(KB_F64), .layout = KB_LAYOUT_NCX, .dir = dir};
     return p;
 }
 

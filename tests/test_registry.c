@@ -68,7 +68,7 @@ static void test_omp_facts(void)
     CHECK(has_key(&info, "openmp") && has_key(&info, "micro_kernel"));
     kb_settings_default(&s);
     CHECK(kb_problem_parse("m4n4k4", &s, &p, err, sizeof(err)) == 0);
-    p.dt = KB_F64;
+    p.dt = kb_dts_uniform(KB_F64);
     CHECK(!omp->supports(&p, why, sizeof(why)));
     CHECK(strstr(why, "f32 only") != NULL);
 }

@@ -21,7 +21,7 @@ static kb_problem gemm_problem(void)
     p.gemm = (kb_gemm_desc){.m = 8, .n = 12, .k = 16, .alpha = 1, .beta = 0};
     snprintf(p.name, sizeof p.name, "fc \"x\",y\\z");
     p.count = 2;
-    p.dt = KB_F32;
+    p.dt = kb_dts_uniform(KB_F32);
     p.layout = KB_LAYOUT_NCX;
     p.dir = KB_FWD_D;
     return p;

@@ -97,7 +97,7 @@ static void copy_tensors(const wrong_plan *w, bool to_host, bool outputs_only)
     for (int a = 0; a < KB_ARG_MAX; a++) {
         if (!info[a].used || (outputs_only && !info[a].is_output))
             continue;
-        size_t bytes = (size_t)info[a].nelems * kb_dtype_size(w->p->dt);
+        size_t bytes = (size_t)info[a].nelems * kb_dtype_size(w->p->dt.src);
         if (to_host)
             memcpy(w->host->ptr[a], w->priv.ptr[a], bytes);
         else
@@ -234,8 +234,8 @@ static int break_output(void *plan, bool nan, char *err, size_t len)
         return -1;
     void *dst = w->host->ptr[KB_ARG_DST];
     int64_t off = last_dst_offset(w->p);
-    double v = kb_load(w->p->dt, dst, off);
-    kb_store(w->p->dt, dst, off, nan ? NAN : v + 1.0 + 0.5 * fabs(v));
+    double v = kb_load(w->p->dt.src, dst, off);
+    kb_store(w->p->dt.src, dst, off, nan ? NAN : v + 1.0 + 0.5 * fabs(v));
     return 0;
 }
 

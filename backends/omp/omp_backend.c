@@ -34,9 +34,14 @@ static bool needs_wei_nxc(const kb_problem *p)
 /* Writes the reason to why when refusing. */
 static bool omp_supports(const kb_problem *p, char *why, size_t len)
 {
-    if (p->dt != KB_F32) {
-        snprintf(why, len, "omp implements f32 only, not %s",
-                 kb_dtype_name(p->dt));
+    if (!kb_dts_all(&p->dt, KB_F32)) {
+        char dt[32];
+        kb_dts_format(&p->dt, dt, sizeof dt);
+        snprintf(why, len, "omp implements f32 only, not %s", dt);
+        return false;
+    }
+    if (kb_dir_is_backward(p->dir)) {
+        snprintf(why, len, "omp has no %s pass", kb_dir_name(p->dir));
         return false;
     }
     return true;

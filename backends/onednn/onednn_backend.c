@@ -145,8 +145,15 @@ static int run_primitive(dn_plan *pl, char *err, size_t len)
 
 static bool dn_supports(const kb_problem *p, char *why, size_t len)
 {
-    if (p->dt != KB_F32) {
-        snprintf(why, len, "oneDNN's CPU primitives have no %s", kb_dtype_name(p->dt));
+    if (!kb_dts_all(&p->dt, KB_F32)) {
+        char dt[32];
+        kb_dts_format(&p->dt, dt, sizeof dt);
+        snprintf(why, len, "the onednn backend implements f32 only, not %s", dt);
+        return false;
+    }
+    if (kb_dir_is_backward(p->dir)) {
+        snprintf(why, len, "the onednn backend has no %s pass",
+                 kb_dir_name(p->dir));
         return false;
     }
     return true;

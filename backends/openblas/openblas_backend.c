@@ -26,9 +26,18 @@ static bool ob_supports(const kb_problem *p, char *why, size_t len)
         snprintf(why, len, "OpenBLAS offers no batch normalization");
         return false;
     }
-    if (p->kind == KB_GEMM)
-        return true;   /* cblas_sgemm and cblas_dgemm */
-    if (p->dt != KB_F32) {
+    if (p->kind == KB_GEMM) {
+        if (kb_dts_all(&p->dt, KB_F32) || kb_dts_all(&p->dt, KB_F64))
+            return true;   /* cblas_sgemm and cblas_dgemm */
+        snprintf(why, len, "openblas GEMM is cblas_sgemm/cblas_dgemm: f32 "
+                 "and f64 only");
+        return false;
+    }
+    if (kb_dir_is_backward(p->dir)) {
+        snprintf(why, len, "openblas has no %s pass", kb_dir_name(p->dir));
+        return false;
+    }
+    if (!kb_dts_all(&p->dt, KB_F32)) {
         snprintf(why, len, "openblas convolution is im2col + sgemm: f32 only");
         return false;
     }
@@ -148,7 +157,7 @@ static void gemm_run(ob_plan *pl)
     enum CBLAS_TRANSPOSE tb = g->tb ? CblasTrans : CblasNoTrans;
     int lda = (int)(g->ta ? g->m : g->k), ldb = (int)(g->tb ? g->k : g->n);
 
-    if (pl->p.dt == KB_F64)
+    if (pl->p.dt.src == KB_F64)
         cblas_dgemm(CblasRowMajor, ta, tb, (int)g->m, (int)g->n, (int)g->k,
                     g->alpha, pl->host.ptr[KB_ARG_SRC], lda,
                     pl->host.ptr[KB_ARG_WEI], ldb, g->beta,

@@ -82,7 +82,7 @@ void kb_io_feed(const kb_problem *first, void *src, kb_io_elem elem,
                 int64_t k = i * per_sample + e + c;
                 /* 8-bit pixels scaled to [0, 1], as training inputs are */
                 double v = elem == KB_IO_ELEM_U8 ? u8[k] / 255.0 : f32[k];
-                kb_store(first->dt, src, off + c * stride[1], v);
+                kb_store(first->dt.src, src, off + c * stride[1], v);
             }
             for (int d = nd - 1; d >= 2 && ++pos[d] == a[KB_ARG_SRC].dims[d];
                  d--)
@@ -133,7 +133,7 @@ static int alloc_pool(kb_io_model *m, char *err, size_t len)
         kb_arg_info a[KB_ARG_MAX];
         kb_problem_args(l, a);
         for (int k = 0; k < KB_ARG_MAX; k++) {
-            uint64_t bytes = (uint64_t)a[k].nelems * kb_dtype_size(l->dt);
+            uint64_t bytes = (uint64_t)a[k].nelems * kb_dtype_size(a[k].dt);
             if (a[k].used && bytes > need[k])
                 need[k] = bytes;
         }
