@@ -6,6 +6,7 @@
 #include "drivers/peaks/peaks.h"
 #include "drivers/roofline/placement.h"
 #include "drivers/run.h"
+#include "drivers/training/passes.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +44,7 @@ enum {
     OPT_BACKEND, OPT_MB, OPT_DT, OPT_DIR, OPT_FPMATH, OPT_LAYOUT, OPT_THREADS, OPT_REPS,
     OPT_MIN_TIME, OPT_MAX_REPS, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
     OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS, OPT_ROOF_LEVEL,
+    OPT_TRAINING,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +73,7 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"peaks", required_argument, NULL, OPT_PEAKS},
     {"roof-level", required_argument, NULL, OPT_ROOF_LEVEL},
+    {"training", no_argument, NULL, OPT_TRAINING},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -98,6 +101,10 @@ static void usage(FILE *out)
         "  --fpmath M           what f32 may use inside: strict (default: f32\n"
         "                       arithmetic), tf32, bf16 or any\n"
         "  --layout L           nchw, nhwc, ncdhw or ndhwc (default: NCX)\n"
+        "  --training           the models' training steps: every layer's\n"
+        "                       forward and backward passes, then the kernel\n"
+        "                       time per step (needs --model or no source;\n"
+        "                       not with --desc, --batch or --dir)\n"
         "\nmeasurement:\n"
         "  --threads N          OpenMP and library threads (default: OpenMP's)\n"
         "  --reps N             timed repetitions, at least (default 5)\n"
@@ -371,6 +378,7 @@ static int take_option(cmdline *cl, int c, const char *arg)
     case OPT_ROOF_LEVEL: return parse_roof_level(arg, &o->roof_level);
     case OPT_RESULT_LINES: o->result_lines = true; break;
     case OPT_QUIET: o->quiet = true; break;
+    case OPT_TRAINING: o->training = true; break;
     }
     return 0;
 }
@@ -438,6 +446,7 @@ static int add_selected(cmdline *cl, kb_problem_list *l, const char *model)
         if (selected(cl, &l->items[i]))
             l->items[kept++] = l->items[i];
     }
+    cl->run.training_filtered |= cl->run.training && kept < l->n;
     l->n = kept;
     if (kb_run_add(&cl->run, l, model) != 0) {
         fputs("kbench run: out of memory listing problems\n", stderr);
@@ -446,7 +455,8 @@ static int add_selected(cmdline *cl, kb_problem_list *l, const char *model)
     return 0;
 }
 
-/* Load catalog `model` into l with the run's settings.  A catalog mixes
+/* Load catalog `model` into l with the run's settings: with --training,
+ * its training step (drivers/training/passes.h).  A catalog mixes
  * kinds, so --dir applies to the layers that have that direction and the
  * others are left out, with a note; a descriptor or batch file that asks
  * for a direction its kernel lacks is an error instead.  Returns 0, or -1
@@ -456,8 +466,10 @@ static int load_catalog(cmdline *cl, const char *model, kb_problem_list *l)
     char err[512] = "";
     kb_settings s = cl->settings;
     s.dir_given = false;
-    if (kb_catalog_load(model, cl->mb > 0 ? cl->mb : 1, &s, l, err,
-                        sizeof err) != 0) {
+    int64_t mb = cl->mb > 0 ? cl->mb : 1;
+    if ((cl->run.training
+             ? kb_training_load(model, mb, &s, l, stderr, err, sizeof err)
+             : kb_catalog_load(model, mb, &s, l, err, sizeof err)) != 0) {
         fprintf(stderr, "kbench run: --model '%s': %s\n", model, err);
         return -1;
     }
@@ -599,6 +611,31 @@ static double llc_bytes(const kb_run_opts *o)
     return llc;
 }
 
+/* --training expands model catalogs into their steps: a descriptor, a
+ * batch file or a --dir has no step to expand into.  Returns 0, or -1
+ * after naming the first that conflicts. */
+static int check_training(const cmdline *cl)
+{
+    if (!cl->run.training)
+        return 0;
+    if (cl->settings.dir_given) {
+        fprintf(stderr, "kbench run: --training runs every pass of a step; "
+                "--dir %s cannot be given with it\n",
+                kb_dir_name(cl->settings.dir));
+        return -1;
+    }
+    for (int i = 0; i < cl->nsources; i++)
+        if (cl->sources[i].kind != SRC_MODEL) {
+            fprintf(stderr, "kbench run: --training works on model catalogs "
+                    "(--model); %s '%s' has no training step (run its "
+                    "passes with --dir instead)\n",
+                    cl->sources[i].kind == SRC_DESC ? "--desc" : "--batch",
+                    cl->sources[i].arg);
+            return -1;
+        }
+    return 0;
+}
+
 /* Everything before running: options, backends, problems, threads,
  * memory.  Returns 0 to run, 1 for --help, -1 for a usage or input error. */
 static int prepare_run(cmdline *cl, int argc, char **argv)
@@ -606,7 +643,7 @@ static int prepare_run(cmdline *cl, int argc, char **argv)
     int rc = parse_args(cl, argc, argv);
     if (rc != 0)
         return rc;
-    if (select_backends(cl) != 0)
+    if (check_training(cl) != 0 || select_backends(cl) != 0)
         return -1;
     if (cl->nsources == 0)
         rc = load_default_suite(cl);

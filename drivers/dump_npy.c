@@ -74,15 +74,19 @@ static void next_index(int64_t *idx, const int64_t *dims, int ndims)
     }
 }
 
+kb_dtype kb_npy_disk_dtype(kb_dtype dt)
+{
+    /* NumPy has no bf16: such tensors are widened (exactly) to f32. */
+    return dt == KB_BF16 ? KB_F32 : dt;
+}
+
 int kb_npy_write_arg(FILE *f, const kb_problem *p, kb_arg a,
                      const void *base, char *err, size_t len)
 {
     kb_arg_info info[KB_ARG_MAX];
     kb_problem_args(p, info);
     const kb_arg_info *ai = &info[a];
-
-    /* NumPy has no bf16: such tensors are widened (exactly) to f32. */
-    kb_dtype disk = ai->dt == KB_BF16 ? KB_F32 : ai->dt;
+    kb_dtype disk = kb_npy_disk_dtype(ai->dt);
     char header[1024];
     int hlen = kb_npy_header(header, sizeof header, disk, ai->ndims,
                              ai->dims);
@@ -151,11 +155,45 @@ fail:
     return NULL;
 }
 
-/* Write one tensor to DIR/<seq>_<backend>_<name>.npy and record the file
- * name under `name` in files.  Returns 0, or -1 with err set. */
+/* Add a JSON array of n integers, each plus `add`, to obj.  Returns the
+ * array or NULL when out of memory. */
+static cJSON *add_int_array(cJSON *obj, const char *key, const int64_t *v,
+                            int n, int64_t add)
+{
+    cJSON *arr = cJSON_AddArrayToObject(obj, key);
+    for (int i = 0; arr && i < n; i++) {
+        cJSON *x = cJSON_CreateNumber((double)(v[i] + add));
+        if (!x || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* The manifest entry of one tensor file: its file name, whether the
+ * kernel read it (input) or wrote it (output), its storage type in the
+ * kernel and on disk, and its logical shape.  Returns false when out of
+ * memory. */
+static bool add_tensor_entry(cJSON *tensors, const char *name,
+                             const char *file, bool input,
+                             const kb_arg_info *ai)
+{
+    cJSON *e = cJSON_AddObjectToObject(tensors, name);
+    return e && cJSON_AddStringToObject(e, "file", file) &&
+           cJSON_AddStringToObject(e, "role", input ? "input" : "output") &&
+           cJSON_AddStringToObject(e, "dtype", kb_dtype_name(ai->dt)) &&
+           cJSON_AddStringToObject(e, "stored",
+                                   kb_dtype_name(kb_npy_disk_dtype(ai->dt))) &&
+           add_int_array(e, "shape", ai->dims, ai->ndims, 0);
+}
+
+/* Write one tensor to DIR/<seq>_<backend>_<name>.npy and describe it
+ * under `name` in tensors.  Returns 0, or -1 with err set. */
 static int dump_tensor(kb_dump *d, int64_t seq, const char *backend,
-                       const char *name, const kb_problem *p, kb_arg a,
-                       const void *base, cJSON *files, char *err, size_t len)
+                       const char *name, bool input, const kb_problem *p,
+                       kb_arg a, const void *base, cJSON *tensors, char *err,
+                       size_t len)
 {
     char file[256], path[PATH_MAX];
     if ((size_t)snprintf(file, sizeof file, "%lld_%s_%s.npy",
@@ -181,27 +219,13 @@ static int dump_tensor(kb_dump *d, int64_t seq, const char *backend,
         snprintf(err, len, "--dump: %s: %s", path, why);
         return -1;
     }
-    if (!cJSON_AddStringToObject(files, name, file)) {
+    kb_arg_info info[KB_ARG_MAX];
+    kb_problem_args(p, info);
+    if (!add_tensor_entry(tensors, name, file, input, &info[a])) {
         snprintf(err, len, "--dump: out of memory recording %s", file);
         return -1;
     }
     return 0;
-}
-
-/* Add a JSON array of n integers, each plus `add`, to obj.  Returns the
- * array or NULL when out of memory. */
-static cJSON *add_int_array(cJSON *obj, const char *key, const int64_t *v,
-                            int n, int64_t add)
-{
-    cJSON *arr = cJSON_AddArrayToObject(obj, key);
-    for (int i = 0; arr && i < n; i++) {
-        cJSON *x = cJSON_CreateNumber((double)(v[i] + add));
-        if (!x || !cJSON_AddItemToArray(arr, x)) {
-            cJSON_Delete(x);
-            return NULL;
-        }
-    }
-    return arr;
 }
 
 /* The kernel's own parameters: conv strides, pads, dilations (1-based:
@@ -236,11 +260,11 @@ static cJSON *add_params(cJSON *obj, const kb_problem *p)
     return ok ? prm : NULL;
 }
 
-/* Write every tensor of the case and list them in files.  Returns 0, or
- * -1 with err set. */
+/* Write every tensor of the case and describe them in tensors.  Returns
+ * 0, or -1 with err set. */
 static int dump_tensors(kb_dump *d, int64_t seq, const char *backend,
                         const kb_problem *p, const kb_tensors *inputs,
-                        const kb_tensors *t, cJSON *files, char *err,
+                        const kb_tensors *t, cJSON *tensors, char *err,
                         size_t len)
 {
     kb_arg_info info[KB_ARG_MAX];
@@ -253,13 +277,13 @@ static int dump_tensors(kb_dump *d, int64_t seq, const char *backend,
          * input name; a pure input under its own name. */
         if (ai->is_input && (ai->input_name || !ai->is_output)) {
             const char *name = ai->is_output ? ai->input_name : ai->name;
-            if (dump_tensor(d, seq, backend, name, p, (kb_arg)a,
-                            inputs->ptr[a], files, err, len) != 0)
+            if (dump_tensor(d, seq, backend, name, true, p, (kb_arg)a,
+                            inputs->ptr[a], tensors, err, len) != 0)
                 return -1;
         }
         if (ai->is_output &&
-            dump_tensor(d, seq, backend, ai->name, p, (kb_arg)a, t->ptr[a],
-                        files, err, len) != 0)
+            dump_tensor(d, seq, backend, ai->name, false, p, (kb_arg)a,
+                        t->ptr[a], tensors, err, len) != 0)
             return -1;
     }
     return 0;
@@ -273,21 +297,23 @@ int kb_dump_case(kb_dump *d, int64_t seq, const char *backend,
     int rc = -1;
     char *line = NULL;
     cJSON *obj = cJSON_CreateObject();
-    cJSON *files = NULL;
+    cJSON *tensors = NULL;
     char dts[32];
     kb_dts_format(&p->dt, dts, sizeof dts);
     if (!obj || !cJSON_AddNumberToObject(obj, "seq", (double)seq) ||
         !cJSON_AddStringToObject(obj, "desc", desc) ||
         !cJSON_AddStringToObject(obj, "kernel", kb_problem_kernel_name(p)) ||
         !cJSON_AddStringToObject(obj, "backend", backend) ||
+        !cJSON_AddStringToObject(obj, "dir", kb_dir_name(p->dir)) ||
         !cJSON_AddStringToObject(obj, "dtype", dts) ||
+        !cJSON_AddStringToObject(obj, "fpmath", kb_fpmath_name(p->fpmath)) ||
         !cJSON_AddStringToObject(obj, "layout", kb_layout_name(p)) ||
         !add_params(obj, p) ||
-        !(files = cJSON_AddObjectToObject(obj, "files"))) {
+        !(tensors = cJSON_AddObjectToObject(obj, "tensors"))) {
         snprintf(err, len, "--dump: out of memory building the manifest");
         goto done;
     }
-    if (dump_tensors(d, seq, backend, p, inputs, t, files, err, len) != 0)
+    if (dump_tensors(d, seq, backend, p, inputs, t, tensors, err, len) != 0)
         goto done;
     line = cJSON_PrintUnformatted(obj);
     if (!line) {

@@ -1,10 +1,13 @@
 /* dump_npy.h - `kbench run --dump DIR`: each case's tensors as NumPy .npy
  * files in logical shape, and a manifest.jsonl line per case.
  *
- * Files are named <seq>_<backend>_<argname>.npy.  Inputs are dumped as
- * filled, outputs as the backend wrote them; a tensor that is both (GEMM
- * dst with beta != 0) is dumped twice: its initial content under its
- * input name ("c") and the result under its own ("dst"). */
+ * Files are named <seq>_<backend>_<argname>.npy, with benchdnn's tensor
+ * names (kernels/tensors.c).  Inputs are dumped as filled, outputs as the
+ * backend wrote them; a tensor that is both (GEMM dst with beta != 0) is
+ * dumped twice: its initial content under its input name ("c") and the
+ * result under its own ("dst").  The manifest line names the direction,
+ * the dtype triple and fpmath, and per tensor its file, role, storage
+ * type and the type on disk (bf16 is stored as f32). */
 #ifndef KB_DUMP_NPY_H
 #define KB_DUMP_NPY_H
 
@@ -21,6 +24,10 @@
  * the header would not fit v1.0's 16-bit length. */
 int kb_npy_header(char *buf, size_t len, kb_dtype dt, int ndims,
                   const int64_t *dims);
+
+/* The type a tensor of dt is written as: dt itself, except bf16, which
+ * NumPy lacks, widened exactly to f32.  f16 stays '<f2'. */
+kb_dtype kb_npy_disk_dtype(kb_dtype dt);
 
 /* Write arg a of p, from base (physical layout), to `f` as an .npy
  * stream: gathered element by element through kb_arg_offset into logical

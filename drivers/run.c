@@ -7,6 +7,7 @@
 #include "drivers/record.h"
 #include "drivers/signals.h"
 #include "drivers/timing.h"
+#include "drivers/training/rollup.h"
 #include "reference/reference.h"
 
 #include <omp.h>
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_WRITERS 4
+#define MAX_WRITERS 5
 
 /* Everything one run shares across its cases. */
 typedef struct {
@@ -91,10 +92,18 @@ static int open_writers(run_state *rs)
             goto fail;
         rs->writers[rs->nwriters++] = w;
     }
+    /* after the table, before the JSON summary (rollup.h) */
+    if (o->training) {
+        if (!(w = kb_writer_rollup(o, o->quiet ? NULL : stdout)))
+            goto fail;
+        rs->writers[rs->nwriters++] = w;
+    }
     if (o->json_path) {
         if (!(w = kb_writer_jsonl(o->json_path, err, sizeof err)))
             goto fail;
         rs->writers[rs->nwriters++] = w;
+        if (o->training)
+            kb_writer_rollup_json(rs->writers[rs->nwriters - 2], w);
     }
     if (o->csv_path) {
         if (!(w = kb_writer_csv(o->csv_path, err, sizeof err)))

@@ -40,6 +40,10 @@ typedef struct {
     double llc_bytes;          /* last-level cache for byte counts, 0: unknown */
     bool result_lines;
     bool quiet;                /* no table on stdout */
+    bool training;             /* --training: the problems are training
+                                  steps (drivers/training/passes.h); roll
+                                  them up (rollup.h) */
+    bool training_filtered;    /* --kernel/--layer left passes of a step out */
 
     int argc;                  /* the command line, for provenance */
     char **argv;

@@ -3,6 +3,7 @@
  * is flushed as soon as it is complete, so an interrupted run leaves a
  * valid file. */
 #include "drivers/record.h"
+#include "drivers/training/passes.h"
 #include "drivers/writer_file.h"
 
 #include "backends/backend.h"
@@ -92,17 +93,6 @@ static int jsonl_begin(kb_writer *w, const kb_provenance *p)
     return write_object(w, o);
 }
 
-/* Batch size of the problem, or -1 for a GEMM whose M is not a batch. */
-static int64_t problem_mb(const kb_problem *p)
-{
-    switch (p->kind) {
-    case KB_CONV: return p->conv.mb;
-    case KB_BNORM: return p->bnorm.mb;
-    case KB_GEMM: return p->gemm.m_is_mb ? p->gemm.m : -1;
-    }
-    return -1;
-}
-
 static void add_timing(cJSON *o, const kb_case_record *r)
 {
     cJSON *samples = cJSON_AddArrayToObject(o, "samples_s");
@@ -184,7 +174,8 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     cJSON_AddStringToObject(o, "fpmath", kb_fpmath_name(p->fpmath));
     cJSON_AddStringToObject(o, "layout", kb_layout_name(p));
     cJSON_AddStringToObject(o, "dir", kb_dir_name(p->dir));
-    int64_t mb = problem_mb(p);
+    cJSON_AddStringToObject(o, "pass", kb_dir_name(kb_training_pass(p)));
+    int64_t mb = kb_problem_mb(p);
     if (mb >= 0)
         cJSON_AddNumberToObject(o, "mb", (double)mb);
     else

@@ -49,4 +49,15 @@ int kb_catalog_models(char names[][KB_MODEL_NAME_MAX], int max, char *err,
 int kb_catalog_load(const char *model, int64_t mb, const kb_settings *s,
                     kb_problem_list *out, char *err, size_t errlen);
 
+/* The descriptors model's training step needs beyond its catalog,
+ * MODEL.training beside MODEL.txt: the backward GEMMs of its fully
+ * connected layers, each named after its forward layer plus ":BWD_D"
+ * (the input's gradient) or ":BWD_W" (the weights').  Appends them with
+ * batch size mb; a model without the file appends nothing.  Call after
+ * kb_catalog_load (which checks the model's name).  Returns 0, or -1
+ * with err (the file's own errors). */
+int kb_catalog_load_training(const char *model, int64_t mb,
+                             const kb_settings *s, kb_problem_list *out,
+                             char *err, size_t errlen);
+
 #endif

@@ -1,5 +1,5 @@
 /* catalog.c - model catalogs: MODEL.txt batch files in share/kbench/catalog
- * (source: kernels/catalog/). */
+ * (source: kernels/catalog/), and the MODEL.training files beside them. */
 #include "kernels/batch.h"
 #include "kernels/data_dir.h"
 
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MODELS_MAX 64
 
@@ -106,6 +107,29 @@ int kb_catalog_load(const char *model, int64_t mb, const kb_settings *s,
         snprintf(err, errlen, "catalog path for '%s' is too long", model);
         return -1;
     }
+    set.mb = mb;
+    return kb_batch_load(path, &set, out, err, errlen);
+}
+
+/* See batch.h.  Returns 0 (nothing appended when the model has no
+ * .training file), or -1 with err (no catalog directory, the file's own
+ * errors). */
+int kb_catalog_load_training(const char *model, int64_t mb,
+                             const kb_settings *s, kb_problem_list *out,
+                             char *err, size_t errlen)
+{
+    char path[4096];
+    kb_settings set = *s;
+    const char *dir = kb_catalog_dir(err, errlen);
+    if (!dir)
+        return -1;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.training", dir, model) >=
+        sizeof path) {
+        snprintf(err, errlen, "catalog path for '%s' is too long", model);
+        return -1;
+    }
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return 0;
     set.mb = mb;
     return kb_batch_load(path, &set, out, err, errlen);
 }

@@ -26,7 +26,9 @@
  *
  * bnorm eps defaults to 1e-5 (the models' value; benchdnn uses 1/16).  A
  * GEMM written with mb, or with neither m nor mb (catalogs), has M = the
- * batch (default 2) and a run's --mb replaces it. */
+ * batch (default 2) and a run's --mb replaces it.  One that gives m but
+ * leaves k out has K = the batch instead (mb gives its value): a fully
+ * connected layer's weight gradient, dW = X^T dY, sums over the batch. */
 #include "kernels/problem.h"
 
 #include <ctype.h>
@@ -643,7 +645,8 @@ static int build_bnorm(const tokens *t, kb_bnorm_desc *b, char *err,
 static int build_gemm(const tokens *t, kb_gemm_desc *g, char *err,
                       size_t errlen)
 {
-    static const char needs[] = "a GEMM descriptor needs n and k (and m or mb)";
+    static const char needs[] = "a GEMM descriptor needs n, and k unless m is "
+                                "given (then K is the batch)";
     g->alpha = t->given[K_ALPHA] ? t->fval[K_ALPHA] : 1.0;
     g->beta = t->given[K_BETA] ? t->fval[K_BETA] : 0.0;
     g->ta = t->given[K_TA];
@@ -660,10 +663,16 @@ static int build_gemm(const tokens *t, kb_gemm_desc *g, char *err,
                             "0; expected at least 1");
         return 0;
     }
-    if (t->given[K_M] && t->given[K_MB])
-        return fail(err, errlen, t->pos[K_MB], "'mb' and 'm' both given; "
-                    "expected one of them (mb: M is the batch)");
+    if (t->given[K_M] && t->given[K_K] && t->given[K_MB])
+        return fail(err, errlen, t->pos[K_MB], "'mb' with both 'm' and 'k' "
+                    "given; expected m or k left out (mb: the batch is the "
+                    "one left out)");
     g->m_is_mb = !t->given[K_M];
+    g->k_is_mb = t->given[K_M] && !t->given[K_K];
+    if (g->k_is_mb)
+        return get_int(t, K_M, DEFAULT_MB, 1, &g->m, err, errlen) ||
+               need_int(t, K_N, needs, &g->n, err, errlen) ||
+               get_int(t, K_MB, DEFAULT_MB, 1, &g->k, err, errlen) ? -1 : 0;
     return get_int(t, g->m_is_mb ? K_MB : K_M, DEFAULT_MB, 1, &g->m, err,
                    errlen) ||
            need_int(t, K_N, needs, &g->n, err, errlen) ||
@@ -788,6 +797,17 @@ int kb_problem_parse(const char *text, const kb_settings *s, kb_problem *out,
 }
 
 /* See problem.h.  Can't fail. */
+int64_t kb_problem_mb(const kb_problem *p)
+{
+    switch (p->kind) {
+    case KB_CONV: return p->conv.mb;
+    case KB_BNORM: return p->bnorm.mb;
+    case KB_GEMM: return p->gemm.m_is_mb ? p->gemm.m
+                       : p->gemm.k_is_mb ? p->gemm.k : -1;
+    }
+    return -1;
+}
+
 void kb_problem_set_mb(kb_problem *p, int64_t mb)
 {
     if (p->kind == KB_CONV)
@@ -796,6 +816,8 @@ void kb_problem_set_mb(kb_problem *p, int64_t mb)
         p->bnorm.mb = mb;
     else if (p->gemm.m_is_mb)
         p->gemm.m = mb;
+    else if (p->gemm.k_is_mb)
+        p->gemm.k = mb;
 }
 
 /* ---- printing ---- */
@@ -884,8 +906,11 @@ static void put_bnorm(outbuf *o, const kb_bnorm_desc *b)
 
 static void put_gemm(outbuf *o, const kb_gemm_desc *g)
 {
-    put(o, "%s%" PRId64 "n%" PRId64 "k%" PRId64, g->m_is_mb ? "mb" : "m",
-        g->m, g->n, g->k);
+    if (g->k_is_mb)
+        put(o, "m%" PRId64 "n%" PRId64 "mb%" PRId64, g->m, g->n, g->k);
+    else
+        put(o, "%s%" PRId64 "n%" PRId64 "k%" PRId64, g->m_is_mb ? "mb" : "m",
+            g->m, g->n, g->k);
     if (g->ta)
         put(o, "_ta");
     if (g->tb)

@@ -70,10 +70,12 @@ typedef struct {
 /* dst[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * dst.  A is stored
  * row-major [M,K], or [K,M] when ta; B [K,N], or [N,K] when tb.
  * m_is_mb marks descriptors written with `mb`: M is the batch, and a
- * run's --mb overrides it. */
+ * run's --mb overrides it.  k_is_mb marks those that give m and leave k
+ * out (a fully connected layer's weight gradient, which sums over the
+ * batch): K is the batch instead. */
 typedef struct {
     int64_t m, n, k;
-    bool m_is_mb;
+    bool m_is_mb, k_is_mb;
     bool ta, tb;
     double alpha, beta;
 } kb_gemm_desc;
@@ -127,8 +129,12 @@ int kb_problem_parse(const char *text, const kb_settings *s, kb_problem *out,
  * problem.  Returns the length snprintf would have written. */
 int kb_problem_format(const kb_problem *p, char *buf, size_t len);
 
+/* The problem's batch: conv/bnorm mb, a GEMM's M or K when the
+ * descriptor made it the batch (m_is_mb, k_is_mb), else -1. */
+int64_t kb_problem_mb(const kb_problem *p);
+
 /* Apply a batch override to an already parsed problem (conv/bnorm mb,
- * GEMM M when m_is_mb). */
+ * GEMM M when m_is_mb, K when k_is_mb). */
 void kb_problem_set_mb(kb_problem *p, int64_t mb);
 
 /* "conv2d", "conv3d", "gemm" or "bnorm". */

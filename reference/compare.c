@@ -6,31 +6,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/convert.h"
 #include "reference/ref_internal.h"
 
 #define DEFAULT_FULL_MAX_MACS (INT64_C(1) << 26)
 #define DEFAULT_SAMPLE_POINTS 4096
+/* A sample costs at most this many times the full budget of reference
+ * work, but has at least MIN_SAMPLE points (sample_size). */
+#define SAMPLE_WORK_FACTOR 4
+#define MIN_SAMPLE 256
 
-/* Tolerance model, in units of the dtype's rounding error u (2^-24 for
- * f32, 2^-53 for f64), benchdnn style: each clause is one source of
- * legitimate difference between a correct kernel and the reference.
- * It is meant for VALIDATION data (fill.c), on which conv and GEMM are
- * exact in any summation order; the clauses bound what remains. */
-double kb_tolerance(const kb_problem *p)
+/* Tolerance model, benchdnn style: each clause is one source of
+ * legitimate difference between a correct kernel and the reference.  It
+ * is meant for VALIDATION data (fill.c), on which conv and GEMM are exact
+ * in any summation order; the clauses bound what remains.
+ *
+ * kb_ref_rule_of gives, per output tensor, the relative bound `tol` on a
+ * correct kernel's value BEFORE it is stored in the tensor's type, in
+ * units of the accumulation type's rounding error u (2^-24 for f32, also
+ * for bf16 and f16 problems, which accumulate in f32; 2^-53 for f64).
+ * Where the output type is the accumulation type, storing is one more
+ * rounding and one clause covers it: |got - x| <= tol * s, x the double
+ * reference, s = max(|x|, 1, terms) (kb_ref_terms; below 1 the test is
+ * an absolute one).  Where it is narrower (bf16, f16), the final
+ * rounding is not a clause but done: the kernel's f32 value lies within
+ * tol * s of x, round to nearest even is monotone, so its stored value
+ * lies between the ends of that interval rounded to the output type (by
+ * way of f32, as the kernel rounds).  That is the comparison with the
+ * reference rounded to the output type, exact where the data make the
+ * f32 value exact: a truncating conversion fails wherever it differs. */
+static double pre_rounding_tolerance(const kb_problem *p)
 {
-    const double u = kb_dtype_epsilon(p->dt.dst);
+    const double u = kb_dtype_epsilon(kb_problem_acc_dtype(p));
     int64_t len = kb_problem_accumulation_length(p);
     double ulps;
 
-    /* Rounding the result when it is stored, and once more for a value
-     * that went through a conversion on the way. */
+    /* Rounding the result when it is stored (or the accumulator when it
+     * is converted to a narrower output), and once more for a value that
+     * went through a conversion on the way. */
     ulps = 2.0;
     /* Accumulation: kernels sum in blocks, vectors and trees, in an order
      * of their choosing, with or without FMA.  A summation tree of depth
      * log2(len) adds about one rounding per level; two allow for the
      * FMA/no-FMA difference at each.  A plain sequential fp32 sum of
      * millions of terms (bnorm statistics) can be off by far more, and
-     * failing it is intended: it is not an accurate kernel. */
+     * failing it is intended: it is not an accurate kernel.  The bound is
+     * relative to the sum of the terms' sizes where they can cancel
+     * (bnorm backward: kb_ref_terms), as a sum's rounding error is. */
     if (len > 1)
         ulps += 2.0 * ceil(log2((double)len));
     /* Epilogues: conv bias add, GEMM alpha and beta scaling. */
@@ -38,14 +60,66 @@ double kb_tolerance(const kb_problem *p)
         ulps += 2.0;
     /* bnorm: a sqrt, a division (or a reciprocal square root and a
      * multiply), the scale multiply and the shift add, a few ulps each;
-     * the statistics' sums are covered by the accumulation clause. */
+     * backward: the same factors and the two products and differences
+     * of diff_src, within the same few.  The statistics' sums are
+     * covered by the accumulation clause. */
     if (p->kind == KB_BNORM)
         ulps += 6.0;
     /* f64: the reference also computes in double, so its own rounding is
      * as large as the kernel's: both count. */
-    if (p->dt.dst == KB_F64)
+    if (kb_problem_acc_dtype(p) == KB_F64)
         ulps *= 2.0;
     return ulps * u;
+}
+
+kb_ref_rule kb_ref_rule_of(const kb_problem *p, kb_arg a)
+{
+    kb_ref_rule r;
+    r.dt = kb_arg_dtype(p, a);
+    r.rounds = kb_dtype_epsilon(r.dt) > kb_dtype_epsilon(kb_problem_acc_dtype(p));
+    r.tol = pre_rounding_tolerance(p);
+    /* The largest relative error a passing element can show, for the
+     * record: x's interval, 2 tol wide, plus one rounding of each end,
+     * u_out each (by way of f32: a little more, within a third u_out). */
+    r.shown = r.rounds ? 2.0 * r.tol + 3.0 * kb_dtype_epsilon(r.dt) : r.tol;
+    return r;
+}
+
+double kb_tolerance(const kb_problem *p)
+{
+    kb_arg_info info[KB_ARG_MAX];
+    double tol = 0.0;
+    kb_problem_args(p, info);
+    for (int a = 0; a < KB_ARG_MAX; a++)
+        if (info[a].used && info[a].is_output)
+            tol = fmax(tol, kb_ref_rule_of(p, (kb_arg)a).shown);
+    return tol;
+}
+
+double kb_ref_round(kb_dtype dt, double x)
+{
+    switch (dt) {
+    case KB_F64: return x;
+    case KB_F32: return (float)x;
+    case KB_BF16: return kb_bf16_to_f32(kb_f32_to_bf16((float)x));
+    case KB_F16: return kb_f16_to_f32(kb_f32_to_f16((float)x));
+    }
+    return x;
+}
+
+bool kb_ref_accepts(const kb_ref_rule *r, double got, double x, double terms,
+                    double *abs_err, double *rel_err)
+{
+    const double s = fmax(fmax(fabs(x), 1.0), terms);
+    const double want = r->rounds ? kb_ref_round(r->dt, x) : x;
+    *abs_err = fabs(got - want);
+    *rel_err = *abs_err / s;
+    if (!isfinite(got) || !isfinite(want))
+        return false;
+    if (!r->rounds)
+        return *rel_err <= r->tol;
+    return kb_ref_round(r->dt, x - r->tol * s) <= got &&
+           got <= kb_ref_round(r->dt, x + r->tol * s);
 }
 
 const char *kb_check_mode_name(kb_check_mode m)
@@ -58,9 +132,10 @@ const char *kb_check_mode_name(kb_check_mode m)
     return "?";
 }
 
-/* Reference work per output point, for choosing the mode:
- * a dot product for conv and GEMM; O(1) for bnorm, whose per-channel
- * statistics are computed once, before comparing. */
+/* Reference work per output point, for choosing the mode: a dot product
+ * for conv and GEMM, of the direction's length (BWD_W: N x output
+ * positions per diff_wei element); O(1) for bnorm, whose per-channel
+ * statistics and reductions are computed once, before comparing. */
 static double point_cost(const kb_problem *p)
 {
     if (p->kind == KB_BNORM)
@@ -102,27 +177,28 @@ static void tally_merge(tally *into, const tally *from)
     }
 }
 
-/* Compare one point.  rel = |got - exp| / max(|exp|, 1): validation data
- * are integers, many expected values are 0 or +-1, and a pure relative
- * error would blow up there for tiny absolute differences; below 1 the
- * test becomes an absolute one at the same threshold. */
+/* Compare one point (kb_ref_accepts).  rel = |got - exp| / max(|exp|, 1,
+ * terms), exp rounded to a narrower output's type: validation data are
+ * integers, many expected values are 0 or +-1, and a pure relative error
+ * would blow up there for tiny absolute differences; below 1 the test
+ * becomes an absolute one at the same threshold. */
 static void compare_point(const kb_ref_ctx *ctx, kb_arg a, const void *got_base,
-                          const int64_t *idx, int64_t point, double tol,
-                          tally *t)
+                          const int64_t *idx, int64_t point,
+                          const kb_ref_rule *rule, tally *t)
 {
     const kb_problem *p = ctx->p;
     double exp = kb_ref_expected(ctx, a, idx);
-    double got = kb_load(kb_arg_dtype(p, a), got_base, kb_arg_offset(p, a, idx));
-    double abs_err = fabs(got - exp);
-    double rel_err = abs_err / fmax(fabs(exp), 1.0);
-    bool finite = isfinite(got) && isfinite(exp);
+    double got = kb_load(rule->dt, got_base, kb_arg_offset(p, a, idx));
+    double abs_err, rel_err;
+    bool ok = kb_ref_accepts(rule, got, exp, kb_ref_terms(ctx, a, idx),
+                             &abs_err, &rel_err);
 
     t->checked++;
-    if (finite) {
+    if (isfinite(abs_err)) {
         t->max_abs = fmax(t->max_abs, abs_err);
         t->max_rel = fmax(t->max_rel, rel_err);
     }
-    if (finite && rel_err <= tol)
+    if (ok)
         return;
     t->mismatches++;
     if (point < t->first_point) {
@@ -131,8 +207,17 @@ static void compare_point(const kb_ref_ctx *ctx, kb_arg a, const void *got_base,
         kb_ref_format_index(&ctx->info[a], idx, ix, sizeof ix);
         format_value(g, sizeof g, ctx->info[a].dt, got);
         format_value(e, sizeof e, ctx->info[a].dt, exp);
-        snprintf(t->first, sizeof t->first, "%s: got %s, expected %s", ix, g,
-                 e);
+        if (rule->rounds) {
+            char r[32];
+            format_value(r, sizeof r, rule->dt, kb_ref_round(rule->dt, exp));
+            /* Precisions keep the longest message within the field. */
+            snprintf(t->first, sizeof t->first, "%.80s: got %.24s, expected "
+                     "%.24s (%.24s in %.4s)", ix, g, e, r,
+                     kb_dtype_name(rule->dt));
+        } else {
+            snprintf(t->first, sizeof t->first, "%s: got %s, expected %s",
+                     ix, g, e);
+        }
     }
 }
 
@@ -188,9 +273,9 @@ static int64_t point_element(const kb_arg_info *info, const permutation *pm,
  * continue from total->checked, so the first mismatch of an earlier tensor
  * stays the first. */
 static void compare_tensor(const kb_ref_ctx *ctx, kb_arg a, const void *got,
-                           int64_t npoints, uint64_t seed, double tol,
-                           tally *total)
+                           int64_t npoints, uint64_t seed, tally *total)
 {
+    const kb_ref_rule rule = kb_ref_rule_of(ctx->p, a);
     const int64_t base = total->checked;
     const kb_arg_info *info = &ctx->info[a];
     const permutation pm = permutation_make(
@@ -206,7 +291,7 @@ static void compare_tensor(const kb_ref_ctx *ctx, kb_arg a, const void *got,
         for (int64_t k = 0; k < npoints; k++) {
             int64_t idx[KB_MAX_DIMS];
             kb_ref_unravel(info, point_element(info, &pm, npoints, k), idx);
-            compare_point(ctx, a, got, idx, base + k, tol, &mine);
+            compare_point(ctx, a, got, idx, base + k, &rule, &mine);
         }
 #pragma omp critical(kb_compare_merge)
         tally_merge(total, &mine);
@@ -267,7 +352,8 @@ static void describe_nonfinite(const kb_ref_ctx *ctx, kb_arg a,
 static int check_projected(const kb_ref_ctx *ctx, const kb_proj *pj,
                            const void *got, int64_t budget, kb_validation *v)
 {
-    const double tol = v->tolerance;
+    const kb_ref_rule rule = kb_ref_rule_of(ctx->p, KB_ARG_DST);
+    const double tol = rule.tol;
     unsigned char *failed = calloc((size_t)pj->groups, 1);
     int64_t nfailed = 0;
     double max_abs = 0.0, max_rel = 0.0;
@@ -303,7 +389,8 @@ static int check_projected(const kb_ref_ctx *ctx, const kb_proj *pj,
         for (int64_t j = 0; j < pj->group_size; j++) {
             int64_t idx[KB_MAX_DIMS];
             kb_proj_group_index(ctx, pj, g, j, idx);
-            compare_point(ctx, KB_ARG_DST, got, idx, diag.checked, tol, &diag);
+            compare_point(ctx, KB_ARG_DST, got, idx, diag.checked, &rule,
+                          &diag);
         }
         if (diag.mismatches > before)
             unexplained--;
@@ -336,6 +423,22 @@ static int check_projected(const kb_ref_ctx *ctx, const kb_proj *pj,
     return 0;
 }
 
+/* Points per output tensor when SAMPLED: o->sample_points, but no more
+ * than SAMPLE_WORK_FACTOR full budgets of reference work buy, and no
+ * fewer than MIN_SAMPLE.  Only the backward conv passes reach the cap: a
+ * BWD_W point is a sum over the batch and every output position
+ * (CosmoFlow's first layer: 2M terms, 4096 of them 8.6 G multiply-adds),
+ * where a forward point is at most 18432. */
+static int64_t sample_size(const kb_problem *p, const kb_validate_opts *o)
+{
+    double affordable = SAMPLE_WORK_FACTOR * (double)o->full_max_macs /
+                        point_cost(p);
+    if (affordable < MIN_SAMPLE)
+        affordable = MIN_SAMPLE;
+    return affordable < (double)o->sample_points ? (int64_t)affordable
+                                                 : o->sample_points;
+}
+
 /* FULL or SAMPLED: npoints per output tensor (all, or the sample). */
 static void check_points(const kb_ref_ctx *ctx, const kb_tensors *t,
                          int64_t sample, uint64_t seed, kb_validation *v)
@@ -348,8 +451,7 @@ static void check_points(const kb_ref_ctx *ctx, const kb_tensors *t,
         int64_t npoints = ctx->info[a].nelems;
         if (v->mode == KB_CHECK_SAMPLED && npoints > sample + 2)
             npoints = sample + 2;
-        compare_tensor(ctx, (kb_arg)a, t->ptr[a], npoints, seed,
-                       v->tolerance, &total);
+        compare_tensor(ctx, (kb_arg)a, t->ptr[a], npoints, seed, &total);
     }
     v->points = v->checked = total.checked;
     v->mismatches = total.mismatches;
@@ -363,13 +465,18 @@ static void check_points(const kb_ref_ctx *ctx, const kb_tensors *t,
 /* The mode (reference.h gives the policy).  A full comparison costs
  * `work` multiply-adds; the projected one kb_proj_cost, when it is exact
  * on these inputs (kb_proj_init returns 0 and leaves *pj ready only when
- * PROJECTED is chosen).  Returns the mode, or -1 when out of memory. */
+ * PROJECTED is chosen).  The projected check rests on the forward
+ * algebra (a weighted sum of dst from the inputs), so the backward passes
+ * are FULL or SAMPLED.  Returns the mode, or -1 when out of memory. */
 static int choose_mode(const kb_ref_ctx *ctx, double work,
-                       const kb_validate_opts *o, double tol, kb_proj *pj)
+                       const kb_validate_opts *o, kb_proj *pj)
 {
     if (ctx->p->kind == KB_BNORM || work <= (double)o->full_max_macs)
         return KB_CHECK_FULL;
-    int rc = kb_proj_init(ctx, tol, o->seed, pj);
+    if (kb_dir_is_backward(ctx->p->dir))
+        return KB_CHECK_SAMPLED;
+    int rc = kb_proj_init(ctx, kb_ref_rule_of(ctx->p, KB_ARG_DST).tol,
+                          o->seed, pj);
     if (rc < 0)
         return -1;
     if (rc > 0)
@@ -423,7 +530,7 @@ bool kb_validate(const kb_problem *p, const kb_tensors *inputs,
     }
 
     /* 2. Compare: full, projected or sampled. */
-    int mode = choose_mode(&ctx, work, &o, v->tolerance, &pj);
+    int mode = choose_mode(&ctx, work, &o, &pj);
     if (mode >= 0)
         v->mode = (kb_check_mode)mode;
     if (mode == KB_CHECK_PROJECTED) {
@@ -433,7 +540,7 @@ bool kb_validate(const kb_problem *p, const kb_tensors *inputs,
             mode = -1;
         kb_proj_free(&pj);
     } else if (mode >= 0) {
-        check_points(&ctx, t, o.sample_points, o.seed, v);
+        check_points(&ctx, t, sample_size(p, &o), o.seed, v);
     }
     kb_ref_ctx_free(&ctx);
     if (mode < 0) {

@@ -38,15 +38,27 @@ static double draw_uniform(uint64_t *st, double lo, double hi)
     return lo + (hi - lo) * u;
 }
 
-/* VALIDATION values.  conv and GEMM: |src| <= 4 and |wei| <= 2, so every
- * product is an integer with |x| <= 8; for accumulation lengths up to
- * 2^21 (the largest layer, DeepCAM's ASPP, has 2048*9 = 18432) every
- * partial sum, in any order, is an integer below 2^24 and thus exact in
- * fp32: a correct kernel matches the reference bit for bit.  Bias and the
- * initial GEMM C are small integers too.  bnorm: integer src (see
- * bnorm_balanced_src), mean and shift; variances are powers of two in [1/4, 4] and scales nonzero
- * halves, exact binary values (only eps, the sqrt and the division
- * round). */
+/* VALIDATION values.  conv and GEMM: |src| <= 4, |wei| <= 2 and
+ * |diff_dst| <= 2, so every product of a pass (src*wei forward,
+ * diff_dst*wei BWD_D, diff_dst*src BWD_W) is an integer with |x| <= 8;
+ * for sums of up to 2^21 terms (the longest forward one, DeepCAM's ASPP,
+ * has 2048*9 = 18432; a BWD_W sum has N x output positions terms,
+ * CosmoFlow's first layer at mb 1 2^21 = 128^3) every partial sum, in any
+ * order, is an integer of at most 2^24 and thus exact in fp32: a correct
+ * kernel matches the reference bit for bit, and in bf16/f16 output it
+ * stores the exact value rounded once, which is what the reference is
+ * compared as (compare.c).  Longer BWD_W sums (a large batch) lose that
+ * guarantee but not, in practice, the exactness: the terms are
+ * independent, of mean 0 and standard deviation about 3.7, so a partial
+ * sum of n of them is about 3.7 sqrt(n), and reaching 2^24 even at n =
+ * 2^30 is a deviation of 140 standard deviations.  Every input value is
+ * an integer of at most 8 (bnorm: 6) in magnitude, exact in bf16 (8
+ * significant bits) and f16 (11).  Bias and the initial GEMM C are small
+ * integers too.  bnorm: integer src (see bnorm_balanced_src), mean
+ * (backward: the channel's exact mean, as a training step saves it),
+ * shift and diff_dst; variances are powers of two in [1/4, 4] and scales
+ * nonzero halves, exact binary values (only eps, the sqrt and the
+ * division round). */
 static double draw_validation(kb_arg a, uint64_t *st)
 {
     switch (a) {
@@ -55,6 +67,7 @@ static double draw_validation(kb_arg a, uint64_t *st)
     case KB_ARG_WEI:
     case KB_ARG_MEAN:
     case KB_ARG_SHIFT:
+    case KB_ARG_DIFF_DST:
         return draw_int(st, -2, 2);
     case KB_ARG_VAR:
         return ldexp(1.0, (int)draw_int(st, -2, 2));
@@ -62,12 +75,10 @@ static double draw_validation(kb_arg a, uint64_t *st)
         double mag = draw_int(st, 1, 4) * 0.5;
         return draw_int(st, 0, 1) ? mag : -mag;
     }
-    case KB_ARG_BIA:
-    case KB_ARG_DST:
-    case KB_ARG_MAX:
+    default:
         break;
     }
-    return draw_int(st, -8, 8);
+    return draw_int(st, -8, 8);   /* bias, GEMM's initial C */
 }
 
 /* RANDOM values: uniform in [-1, 1], variances in [0.5, 1.5]. */
@@ -76,6 +87,13 @@ static double draw_random(kb_arg a, uint64_t *st)
     if (a == KB_ARG_VAR)
         return draw_uniform(st, 0.5, 1.5);
     return draw_uniform(st, -1.0, 1.0);
+}
+
+/* The integer mean, in [-2, 2], of channel c's VALIDATION src. */
+static double bnorm_balanced_mean(int64_t c, uint64_t seed)
+{
+    uint64_t h = kb_ref_hash(seed, (uint64_t)KB_ARG_MEAN, (uint64_t)c);
+    return (double)(int)(h % 5) - 2.0;
 }
 
 /* VALIDATION src of batchnorm, logical index idx = [n, c, spatial...]:
@@ -98,11 +116,10 @@ static double bnorm_balanced_src(const kb_arg_info *info, const int64_t *idx,
     }
     const int64_t len = info->dims[0] * spatial, half = len / 2;
     const int64_t j = idx[0] * spatial + s, c = idx[1];
-    uint64_t h = kb_ref_hash(seed, (uint64_t)KB_ARG_MEAN, (uint64_t)c);
-    double mean = (double)(int)(h % 5) - 2.0, dev = 0.0;
+    double mean = bnorm_balanced_mean(c, seed), dev = 0.0;
     if (j < 2 * half) {
         int64_t k = j < half ? j : j - half;
-        h = kb_ref_hash(seed ^ 0x5eedull, (uint64_t)c, (uint64_t)k);
+        uint64_t h = kb_ref_hash(seed ^ 0x5eedull, (uint64_t)c, (uint64_t)k);
         dev = (double)(int)(h % 9) - 4.0;
         if (j >= half)
             dev = -dev;
@@ -116,6 +133,10 @@ static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
 {
     const int64_t nchunks = (info->nelems + FILL_CHUNK - 1) / FILL_CHUNK;
     const bool balanced = p->kind == KB_BNORM && a == KB_ARG_SRC;
+    /* The backward passes read the statistics a forward training pass
+     * saved: the mean is the channel's own. */
+    const bool saved_mean = p->kind == KB_BNORM && a == KB_ARG_MEAN &&
+                            kb_dir_is_backward(p->dir);
 
 #pragma omp parallel for schedule(static)
     for (int64_t ch = 0; ch < nchunks; ch++) {
@@ -128,8 +149,9 @@ static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
         kb_ref_unravel(info, first, idx);
         for (int64_t i = first; i < end; i++) {
             double v = mode == KB_FILL_RANDOM ? draw_random(a, &st)
-                       : balanced ? bnorm_balanced_src(info, idx, seed)
-                                  : draw_validation(a, &st);
+                       : balanced   ? bnorm_balanced_src(info, idx, seed)
+                       : saved_mean ? bnorm_balanced_mean(idx[0], seed)
+                                    : draw_validation(a, &st);
             kb_store(info->dt, base, kb_arg_offset(p, a, idx), v);
             kb_ref_next_index(info, idx);
         }

@@ -41,6 +41,11 @@
  *    integers exactly in any order: 4 (OC/G) E for conv (4 (OC/G) max|wei|
  *    bounds W', times max|src| L), 4 N E/q for GEMM.  An element with
  *    |x| > E is wrong anyway: it fails, and stays out of the sums.
+ * 4. Every multiple of q up to E is exact in dst's storage type (E/q at
+ *    most 1/u: 2^24 in f32, 2^8 in bf16, 2^11 in f16), so a correct
+ *    element is stored as its exact value and the sums can use it: a
+ *    bf16 or f16 dst of larger values is not checked by projection.
+ * It is the forward algebra: the backward passes are never projected.
  * Several wrong elements of one group cancel only when the weights happen
  * to: for each weighting, fixing all weights but one of a wrong element,
  * at most one of its 8 values cancels, so probability <= 1/8; two
@@ -70,6 +75,8 @@ static double weight_value(uint64_t seed, int w, int64_t i)
 
 double kb_proj_cost(const kb_problem *p)
 {
+    if (kb_dir_is_backward(p->dir))
+        return 0.0;
     if (p->kind == KB_GEMM) {
         const kb_gemm_desc *g = &p->gemm;
         const double mk = (double)g->m * g->k, kn = (double)g->k * g->n;
@@ -127,36 +134,14 @@ static double dyadic_quantum(double a, double b)
     return 0.0;
 }
 
-/* Conditions 2 and 3 of the header comment, for groups of `terms`
- * elements (false for an infinite or NaN bound). */
-static bool exact(double tol, double q, double bound, int64_t terms)
+/* Conditions 2, 3 and 4 of the header comment, for groups of `terms`
+ * elements of type dt (false for an infinite or NaN bound). */
+static bool exact(double tol, double q, double bound, int64_t terms,
+                  kb_dtype dt)
 {
     return tol * fmax(bound, 1.0) < q / 2 &&
-           bound / q * 4.0 * (double)terms < 0x1p53;
-}
-
-/* Strides of tensor a's logical dims, as (n, c, d, h, w) for conv
- * tensors (d's stride 0 in 2D) or (row, col) for GEMM.  Offsets are
- * linear in the logical index for every layout and transpose
- * (tensors.c), so a unit index's offset minus the origin's is its dim's
- * stride. */
-static void strides(const kb_ref_ctx *ctx, kb_arg a, int64_t *st)
-{
-    const kb_arg_info *info = &ctx->info[a];
-    int64_t idx[KB_MAX_DIMS] = {0}, s[KB_MAX_DIMS];
-    const int64_t origin = kb_arg_offset(ctx->p, a, idx);
-
-    for (int d = 0; d < info->ndims; d++) {
-        idx[d] = 1;
-        s[d] = kb_arg_offset(ctx->p, a, idx) - origin;
-        idx[d] = 0;
-    }
-    memcpy(st, s, sizeof(int64_t) * (size_t)info->ndims);
-    if (ctx->p->kind == KB_CONV && ctx->p->conv.ndims == 2) {
-        st[2] = 0;
-        st[3] = s[2];
-        st[4] = s[3];
-    }
+           bound / q * 4.0 * (double)terms < 0x1p53 &&
+           bound / q <= 1.0 / kb_dtype_epsilon(dt);
 }
 
 /* Draw the weights and allocate proj (and bias); -1 when out of memory. */
@@ -187,14 +172,14 @@ static int gemm_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
         return 1;
     pj->quantum = q;
     pj->bound = fabs(g->alpha) * ma * mb * (double)g->k + fabs(g->beta) * mc;
-    if (!exact(tol, q, pj->bound, g->n))
+    if (!exact(tol, q, pj->bound, g->n, ctx->info[KB_ARG_DST].dt))
         return 1;
     pj->nw = weightings(g->n);
     pj->groups = g->m;
     pj->group_size = g->n;
-    strides(ctx, KB_ARG_SRC, pj->st_src);
-    strides(ctx, KB_ARG_WEI, pj->st_wei);
-    strides(ctx, KB_ARG_DST, pj->st_dst);
+    memcpy(pj->st_src, ctx->stride[KB_ARG_SRC], sizeof pj->st_src);
+    memcpy(pj->st_wei, ctx->stride[KB_ARG_WEI], sizeof pj->st_wei);
+    memcpy(pj->st_dst, ctx->stride[KB_ARG_DST], sizeof pj->st_dst);
     if (alloc_weights(pj, g->n, pj->nw * g->k, 0, seed) != 0)
         return -1;
     /* proj[w][k] = (B r_w)[k]. */
@@ -228,14 +213,14 @@ static int conv_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
         return 1;
     pj->quantum = 1.0;
     pj->bound = ms * mw * (double)(icg * taps) + mbias;
-    if (!exact(tol, 1.0, pj->bound, ocg))
+    if (!exact(tol, 1.0, pj->bound, ocg, ctx->info[KB_ARG_DST].dt))
         return 1;
     pj->nw = weightings(ocg);
     pj->groups = c->mb * c->g * c->od * c->oh * c->ow;
     pj->group_size = ocg;
-    strides(ctx, KB_ARG_SRC, pj->st_src);
-    strides(ctx, KB_ARG_WEI, pj->st_wei);
-    strides(ctx, KB_ARG_DST, pj->st_dst);
+    memcpy(pj->st_src, ctx->stride[KB_ARG_SRC], sizeof pj->st_src);
+    memcpy(pj->st_wei, ctx->stride[KB_ARG_WEI], sizeof pj->st_wei);
+    memcpy(pj->st_dst, ctx->stride[KB_ARG_DST], sizeof pj->st_dst);
     if (alloc_weights(pj, c->oc, c->g * taps * icg * pj->nw,
                       has_bias ? c->g * pj->nw : 0, seed) != 0)
         return -1;
@@ -275,7 +260,7 @@ int kb_proj_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
     memset(pj, 0, sizeof *pj);
     if (ctx->p->kind == KB_GEMM)
         rc = gemm_init(ctx, tol, seed, pj);
-    else if (ctx->p->kind == KB_CONV)
+    else if (ctx->p->kind == KB_CONV && !kb_dir_is_backward(ctx->p->dir))
         rc = conv_init(ctx, tol, seed, pj);
     if (rc != 0)
         kb_proj_free(pj);

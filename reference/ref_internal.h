@@ -15,25 +15,40 @@
  * more, and far more on a machine with more threads than free cores. */
 #define KB_REF_PARALLEL_MIN 65536
 
+/* bnorm backward: channel c's statistics and its reductions over N and
+ * the spatial dims: dshift = sum diff_dst, dscale = sum diff_dst * x_hat
+ * with x_hat = (x - mean) / sqrt(var + eps), and dscale_abs, the sum of
+ * the absolute values of dscale's terms. */
+typedef struct {
+    double mean, var, dshift, dscale, dscale_abs;
+} kb_ref_bnorm_grads;
+
 /* What the per-point functions need: the problem, its inputs, its tensor
- * table, and for bnorm the per-channel statistics used to normalise. */
+ * table, and for bnorm the per-channel statistics used to normalise and,
+ * for the backward passes, the per-channel reductions of diff_dst. */
 typedef struct {
     const kb_problem *p;
     const kb_tensors *in;
     kb_arg_info info[KB_ARG_MAX];
-    double *mean;              /* bnorm: [C] given (FWD_I) or batch (FWD_D) */
+    /* Element strides of each used tensor's logical dims: (n, c, d, h, w)
+     * for conv activations and weights (d's 0 in 2D), (row, col) for
+     * GEMM; offsets are linear in the logical index for every layout. */
+    int64_t stride[KB_ARG_MAX][KB_MAX_DIMS];
+    double *mean;              /* bnorm: [C] batch (FWD_D) or given (others) */
     double *var;               /* bnorm: [C]; both NULL for conv and GEMM */
+    kb_ref_bnorm_grads *grads; /* bnorm backward: [C]; else NULL */
 } kb_ref_ctx;
 
-/* Fill ctx for p over the inputs in `in`; computes nothing and allocates
- * nothing, so it cannot fail.  kb_ref_expected needs kb_ref_ctx_stats
+/* Fill ctx for p over the inputs in `in`; computes nothing but the
+ * strides and allocates nothing, so it cannot fail.  kb_ref_expected needs kb_ref_ctx_stats
  * first for bnorm. */
 void kb_ref_ctx_init(kb_ref_ctx *ctx, const kb_problem *p,
                      const kb_tensors *in);
 
-/* For bnorm, allocate and compute every channel's statistics once
- * (O(elements)).  No-op for other kinds.  Returns 0, or -1 when the
- * allocation fails (ctx then holds no statistics). */
+/* For bnorm, allocate and compute every channel's statistics (and, for
+ * the backward passes, its diff_dst reductions) once (O(elements)).
+ * No-op for other kinds.  Returns 0, or -1 when the allocation fails (ctx
+ * then holds no statistics). */
 int kb_ref_ctx_stats(kb_ref_ctx *ctx);
 void kb_ref_ctx_free(kb_ref_ctx *ctx);
 
@@ -41,8 +56,42 @@ void kb_ref_ctx_free(kb_ref_ctx *ctx);
  * a must be an output of ctx->p. */
 double kb_ref_expected(const kb_ref_ctx *ctx, kb_arg a, const int64_t *idx);
 
-/* Per-kind expected values (ref_conv.c, ref_gemm.c, ref_bnorm.c). */
+/* The size of the terms behind that expected value, when they can cancel
+ * far below it: bnorm's backward results are differences of sums.  0 for
+ * every other output (a dot product of VALIDATION data is exact, whatever
+ * its terms).  compare.c scales the tolerance by the larger of this and
+ * the value.  Cannot fail. */
+double kb_ref_terms(const kb_ref_ctx *ctx, kb_arg a, const int64_t *idx);
+
+/* How an output tensor is compared (compare.c gives the model): its
+ * storage type; whether that is narrower than the accumulation type, so
+ * that the reference's interval is rounded to it; the relative bound on a
+ * correct value before that rounding; and the largest relative error a
+ * passing element can then show (what kb_tolerance reports). */
+typedef struct {
+    kb_dtype dt;
+    bool rounds;
+    double tol, shown;
+} kb_ref_rule;
+
+kb_ref_rule kb_ref_rule_of(const kb_problem *p, kb_arg a);
+/* x rounded to nearest even in dt, by way of f32 for bf16 and f16 (as a
+ * kernel accumulating in f32 stores it).  Cannot fail. */
+double kb_ref_round(kb_dtype dt, double x);
+/* Whether got passes as the stored value of reference x whose terms have
+ * size `terms` (kb_ref_terms); *abs_err gets |got - x| (x rounded to a
+ * narrower output's type), *rel_err that over max(|x|, 1, terms).  NaN
+ * and Inf never pass.  Cannot fail. */
+bool kb_ref_accepts(const kb_ref_rule *r, double got, double x, double terms,
+                    double *abs_err, double *rel_err);
+
+/* Per-kind expected values (ref_conv.c, ref_gemm.c, ref_bnorm.c).
+ * conv: dst (forward), diff_src (BWD_D), diff_wei (BWD_W, BWD_WB) and
+ * diff_bia (BWD_WB) at a logical index of that tensor. */
 double kb_ref_conv_point(const kb_ref_ctx *ctx, const int64_t *dst_idx);
+double kb_ref_conv_bwd_d_point(const kb_ref_ctx *ctx, const int64_t *src_idx);
+double kb_ref_conv_bwd_w_point(const kb_ref_ctx *ctx, const int64_t *wei_idx);
+double kb_ref_conv_bwd_b_point(const kb_ref_ctx *ctx, const int64_t *bia_idx);
 double kb_ref_gemm_point(const kb_ref_ctx *ctx, const int64_t *dst_idx);
 
 /* conv: write a [N or K, C, (D,) H, W] logical index; 2D problems drop
@@ -53,14 +102,28 @@ void kb_ref_conv_index(int64_t *idx, int ndims, int64_t a, int64_t b,
  * -1 when it falls in the zero padding.  Dilation is 0-based. */
 int64_t kb_ref_conv_input_coord(int64_t o, int64_t t, int64_t stride,
                                 int64_t pad, int64_t dil, int64_t in_size);
+/* conv: the inverse, the output coordinate whose tap t reads input
+ * coordinate i, or -1 when none does (not on the stride, or outside the
+ * output). */
+int64_t kb_ref_conv_output_coord(int64_t i, int64_t t, int64_t stride,
+                                 int64_t pad, int64_t dil, int64_t out_size);
 
-/* bnorm: channel c's mean and biased variance: read from MEAN/VAR for
- * inference, computed over N and the spatial dims for training. */
+/* bnorm: channel c's mean and biased variance: computed over N and the
+ * spatial dims for forward training (FWD_D), read from MEAN/VAR by every
+ * other direction. */
 void kb_ref_bnorm_channel_stats(const kb_ref_ctx *ctx, int64_t c,
                                 double *mean, double *var);
 /* bnorm: one normalised value of channel c. */
 double kb_ref_bnorm_value(const kb_ref_ctx *ctx, int64_t c, double mean,
                           double var, double x);
+
+/* bnorm backward: channel c's statistics and reductions. */
+void kb_ref_bnorm_channel_grads(const kb_ref_ctx *ctx, int64_t c,
+                                kb_ref_bnorm_grads *g);
+/* bnorm backward: diff_src at idx (channel idx[1]) from its channel's
+ * reductions; *terms gets the size of the terms it is the sum of. */
+double kb_ref_bnorm_diff_src(const kb_ref_ctx *ctx, const kb_ref_bnorm_grads *g,
+                             const int64_t *idx, double *terms);
 
 /* bnorm reference kernel behind kb_ref_run: channel by channel, so it
  * needs no allocation (kb_ref_run cannot report a failure). */
@@ -86,7 +149,7 @@ typedef struct {
     double *proj;              /* GEMM: [nw][K] = B * weight; conv:
                                   [G][taps][IC/G][nw] projected filters */
     double *bias;              /* conv with bias: [G][nw]; else NULL */
-    int64_t st_src[5], st_wei[5], st_dst[5]; /* element strides (see .c) */
+    int64_t st_src[5], st_wei[5], st_dst[5]; /* ctx's strides of each */
 } kb_proj;
 
 /* Multiply-adds (and input reads) the projected check of p costs; 0 for

@@ -10,8 +10,9 @@
 
 /* ---- data (fill.c) ----
  * VALIDATION: small integers (and exact binary fractions where a kernel
- *   needs them), so fp32 results are exact whenever the accumulation
- *   length allows; bnorm variances are positive.
+ *   needs them), exact in bf16 and f16 too, so fp32 results are exact
+ *   whenever the accumulation length allows (fill.c states when); bnorm
+ *   variances are positive.
  * RANDOM: uniform values for timing runs.
  * Both depend only on (seed, problem, tensor, element), never on the
  * number of threads. */
@@ -25,8 +26,8 @@ void kb_fill_inputs(const kb_problem *p, kb_tensors *t, kb_fill_mode mode,
 void kb_poison_outputs(const kb_problem *p, kb_tensors *t);
 
 /* ---- reference kernels (ref_conv.c, ref_gemm.c, ref_bnorm.c) ----
- * Compute every output of p from the inputs in `in` into `out` (same
- * problem, same layout).  `out` may be `in` itself, except that GEMM with
+ * Compute every output of p's direction from the inputs in `in` into
+ * `out` (same problem, same layout), each stored in its type.  `out` may be `in` itself, except that GEMM with
  * beta != 0 reads the initial dst, so pass a copy there. */
 void kb_ref_run(const kb_problem *p, const kb_tensors *in, kb_tensors *out);
 
@@ -62,26 +63,32 @@ typedef struct {
 typedef struct {
     int64_t full_max_macs;     /* full comparison when the reference work
                                   is at most this many MACs */
-    int64_t sample_points;     /* points per output tensor when sampled, and
-                                  the most points the diagnosis of a failed
-                                  projected check compares */
+    int64_t sample_points;     /* points per output tensor when sampled (at
+                                  most: fewer, but 256 or more, where each
+                                  costs a sum over a whole batch, BWD_W),
+                                  and the most points the diagnosis of a
+                                  failed projected check compares */
     uint64_t seed;             /* picks the sample and the projection weights */
 } kb_validate_opts;
 
 /* Compare the outputs in t (written by a backend) with the reference
  * computed from the inputs in t.  Policy: bnorm, and conv/GEMM whose
- * reference costs at most full_max_macs, FULL; beyond that, when the
- * projected check is exact on these inputs (projected.c says when), the
- * cheaper of PROJECTED and FULL, both of which cover every element (FULL
- * wins when a group has few channels, e.g. depthwise); otherwise
- * SAMPLED.  Every output is also scanned for NaN/Inf.  `inputs` holds the inputs as they were
+ * reference costs at most full_max_macs, FULL; beyond that, for a
+ * forward pass whose projected check is exact on these inputs
+ * (projected.c says when), the cheaper of PROJECTED and FULL, both of
+ * which cover every element (FULL wins when a group has few channels,
+ * e.g. depthwise); otherwise (and for every backward pass) SAMPLED.  Every output is also scanned for NaN/Inf.  `inputs` holds the inputs as they were
  * before the run (needed for GEMM with beta != 0, whose dst is both;
  * may equal t otherwise).  Returns true when the result passes. */
 bool kb_validate(const kb_problem *p, const kb_tensors *inputs,
                  const kb_tensors *t, const kb_validate_opts *opts,
                  kb_validation *v);
 
-/* Relative tolerance for p: depends on dtype and accumulation length. */
+/* Relative tolerance for p: the largest relative error a passing element
+ * of any of its outputs can show.  It depends on the output and
+ * accumulation types and the accumulation length (compare.c gives the
+ * model: bf16/f16 outputs are compared with the reference rounded to
+ * their type). */
 double kb_tolerance(const kb_problem *p);
 
 #endif

@@ -4,14 +4,14 @@
  *
  *   test_backend BACKEND KERNEL=N[,KERNEL=N...] FILE...
  *
- * Every problem of the files runs in f32 and f64 and, where they change
- * the computation, in both layouts and both directions (conv: with and
- * without bias; bnorm: inference and training), each setting one case.
- * A case the backend does not support must say why (SKIPPED); every
- * other case must pass, and the cases run per kernel (conv2d, conv3d,
- * gemm, bnorm: kb_problem_kernel_name) must equal the counts given, so a
- * path that starts skipping, or a shape that stops parsing as the kernel
- * it was written for, fails the test. */
+ * Every problem of the files runs in every setting of its kind's sweep
+ * (the tables below: layout x direction x data type), each setting one
+ * case.  A case the backend does not support must say why (SKIPPED);
+ * every other case must pass, and the cases run per kernel (conv2d,
+ * conv3d, gemm, bnorm: kb_problem_kernel_name) must equal the counts
+ * given, so a path that starts skipping, or a shape that stops parsing as
+ * the kernel it was written for, fails the test.  The cases run per
+ * direction and type are printed, to say where a count comes from. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +25,12 @@ static const kb_backend *be;
 
 /* Expected and actual cases run, per kernel name. */
 enum { KERNELS_MAX = 8 };
+enum { DTS_MAX = 5 };
 typedef struct {
     char name[16];
     long expected, ran, cases;
+    long by_setting[KB_DIR_COUNT][DTS_MAX];   /* ran, per direction x type */
+    kb_kind kind;              /* of the problems counted */
 } kernel_count;
 static kernel_count counts[KERNELS_MAX];
 static int ncounts;
@@ -84,7 +87,7 @@ static void reset_for_rerun(const kb_problem *p, const kb_tensors *in,
     for (int a = 0; a < KB_ARG_MAX; a++)
         if (info[a].used && info[a].is_input)
             memcpy(t->ptr[a], in->ptr[a],
-                   (size_t)info[a].nelems * kb_dtype_size(p->dt.src));
+                   (size_t)info[a].nelems * kb_dtype_size(info[a].dt));
     kb_poison_outputs(p, t);
     if (be->write_input) {
         bool ok = be->write_input(plan, err, sizeof(err)) == 0;
@@ -96,27 +99,33 @@ static void reset_for_rerun(const kb_problem *p, const kb_tensors *in,
 
 /* Prepare p over validation data, run it, reset inputs and outputs, run
  * it again and compare every output point of the second run with the
- * reference: a run must not depend on what an earlier one left. */
-static void check_case(const kb_problem *p)
+ * reference: a run must not depend on what an earlier one left.  dts is
+ * p's type's number in its kind's sweep. */
+static void check_case(const kb_problem *p, size_t dts)
 {
     kb_tensors in = {0}, t = {0};
     kb_validation v;
     kb_validate_opts opts = { .full_max_macs = INT64_MAX };
     void *plan = NULL;
-    char err[256] = "", why[128] = "", desc[256];
+    char err[256] = "", why[128] = "", desc[256], types[32];
     double elapsed = 0;
     kernel_count *k = count_of(p);
 
     kb_problem_format(p, desc, sizeof(desc));
+    kb_dts_format(&p->dt, types, sizeof types);
     CHECK(k != NULL);
-    if (k)
+    if (k) {
         k->cases++;
+        k->kind = p->kind;
+    }
     if (!be->supports(p, why, sizeof(why))) {
         CHECK(why[0] != '\0');   /* a SKIPPED case always says why */
         return;
     }
-    if (k)
+    if (k) {
         k->ran++;
+        k->by_setting[p->dir][dts]++;
+    }
     if (kb_tensors_alloc(p, &in) != 0 || kb_tensors_alloc(p, &t) != 0) {
         CHECK(!"tensor allocation");
         goto out;
@@ -144,49 +153,71 @@ static void check_case(const kb_problem *p)
     CHECK(v.checked > 0);
     if (!ok)
         fprintf(stderr, "%s [%s %s %s %s]: %lld mismatches, %s\n", desc,
-                be->name, kb_dtype_name(p->dt.src), kb_layout_name(p),
-                kb_dir_name(p->dir), (long long)v.mismatches,
-                v.first_mismatch);
+                be->name, types, kb_layout_name(p), kb_dir_name(p->dir),
+                (long long)v.mismatches, v.first_mismatch);
 out:
     kb_tensors_free(&in);
     kb_tensors_free(&t);
 }
 
-/* The settings every problem runs under, per kind. */
+/* The settings every problem runs under, per kind: each layout that
+ * changes the computation, each direction that does (conv's FWD_I is its
+ * FWD_D, GEMM's forward passes are all alike), each data type. */
 typedef struct {
-    kb_layout layout;
-    kb_dir dir;
-} variant;
+    kb_layout layouts[2];
+    size_t nlayouts;
+    kb_dir dirs[5];
+    size_t ndirs;
+    kb_dts dts[DTS_MAX];
+    size_t ndts;
+} sweep;
 
-static const variant conv_variants[] = {
-    {KB_LAYOUT_NCX, KB_FWD_B}, {KB_LAYOUT_NCX, KB_FWD_D},
-    {KB_LAYOUT_NXC, KB_FWD_B}, {KB_LAYOUT_NXC, KB_FWD_D},
+#define ALL_TYPES                                                          \
+    {KB_DTS_INIT(KB_F32), KB_DTS_INIT(KB_F64), KB_DTS_INIT(KB_BF16),        \
+     KB_DTS_INIT(KB_F16), {KB_BF16, KB_BF16, KB_F32}}
+
+static const sweep sweeps[3] = {
+    [KB_CONV] = {{KB_LAYOUT_NCX, KB_LAYOUT_NXC}, 2,
+                 {KB_FWD_B, KB_FWD_D, KB_BWD_D, KB_BWD_W, KB_BWD_WB}, 5,
+                 ALL_TYPES, 5},
+    [KB_GEMM] = {{KB_LAYOUT_NCX}, 1, {KB_FWD_D}, 1, ALL_TYPES, 5},
+    /* bnorm takes one type for all its activations */
+    [KB_BNORM] = {{KB_LAYOUT_NCX, KB_LAYOUT_NXC}, 2,
+                  {KB_FWD_I, KB_FWD_D, KB_BWD_D, KB_BWD_DW}, 4,
+                  {KB_DTS_INIT(KB_F32), KB_DTS_INIT(KB_F64),
+                   KB_DTS_INIT(KB_BF16), KB_DTS_INIT(KB_F16)}, 4},
 };
-static const variant bnorm_variants[] = {
-    {KB_LAYOUT_NCX, KB_FWD_I}, {KB_LAYOUT_NCX, KB_FWD_D},
-    {KB_LAYOUT_NXC, KB_FWD_I}, {KB_LAYOUT_NXC, KB_FWD_D},
-};
-static const variant gemm_variants[] = {{KB_LAYOUT_NCX, KB_FWD_D}};
 
 static void check_problem(const kb_problem *parsed)
 {
-    const variant *vs = gemm_variants;
-    size_t nv = 1;
-    if (parsed->kind == KB_CONV) {
-        vs = conv_variants;
-        nv = sizeof(conv_variants) / sizeof(conv_variants[0]);
-    } else if (parsed->kind == KB_BNORM) {
-        vs = bnorm_variants;
-        nv = sizeof(bnorm_variants) / sizeof(bnorm_variants[0]);
-    }
-    for (kb_dtype dt = KB_F32; dt <= KB_F64; dt++)
-        for (size_t i = 0; i < nv; i++) {
-            kb_problem p = *parsed;
-            p.dt = kb_dts_uniform(dt);
-            p.layout = vs[i].layout;
-            p.dir = vs[i].dir;
-            check_case(&p);
+    const sweep *sw = &sweeps[parsed->kind];
+    for (size_t d = 0; d < sw->ndts; d++)
+        for (size_t l = 0; l < sw->nlayouts; l++)
+            for (size_t i = 0; i < sw->ndirs; i++) {
+                kb_problem p = *parsed;
+                p.dt = sw->dts[d];
+                p.layout = sw->layouts[l];
+                p.dir = sw->dirs[i];
+                check_case(&p, d);
+            }
+}
+
+/* "FWD_B f32 110 BWD_D bf16 20 ..." for the settings kernel k ran in:
+ * where an expected count comes from. */
+static void print_settings(const kernel_count *k)
+{
+    const sweep *sw = &sweeps[k->kind];
+    printf("  ");
+    for (size_t i = 0; i < sw->ndirs; i++)
+        for (size_t d = 0; d < sw->ndts; d++) {
+            char types[32];
+            long n = k->by_setting[sw->dirs[i]][d];
+            if (!n)
+                continue;
+            kb_dts_format(&sw->dts[d], types, sizeof types);
+            printf(" %s %s %ld", kb_dir_name(sw->dirs[i]), types, n);
         }
+    printf("\n");
 }
 
 /* Runs every problem of the batch file at path.  Returns 0, or -1 when
@@ -226,6 +257,7 @@ int main(int argc, char **argv)
         printf("%s: ran %ld of %ld %s cases (the others SKIPPED), "
                "expected %ld\n", be->name, counts[i].ran, counts[i].cases,
                counts[i].name, counts[i].expected);
+        print_settings(&counts[i]);
         CHECK(counts[i].ran == counts[i].expected);
     }
     return CHECK_DONE();

@@ -5,7 +5,8 @@
  * check itself. */
 #include <stdlib.h>
 
-#include "reference/reference.h"
+#include "kernels/convert.h"
+#include "reference/ref_internal.h"
 #include "tests/check.h"
 
 /* ic 4, oc 6, g 2, 2x 7x7 images, 3x3 kernel, pad 1, with bias: out 7x7.
@@ -238,6 +239,120 @@ static void test_tolerance_model(void)
     CHECK(kb_tolerance(&f64) > 0x1p-53 && kb_tolerance(&f64) < 1e-12);
 }
 
+
+/* Output a's first element of magnitude >= 1 moved one step of its
+ * storage type away from zero (the 16-bit patterns are sign-magnitude,
+ * so one more is the next value out).  Returns its offset, or -1. */
+static int64_t bump_one_step(const kb_problem *p, kb_tensors *t, kb_arg a)
+{
+    kb_arg_info info[KB_ARG_MAX];
+    kb_problem_args(p, info);
+    for (int64_t i = 0; i < info[a].nelems; i++) {
+        if (fabs(kb_load(info[a].dt, t->ptr[a], i)) < 1.0)
+            continue;
+        if (info[a].dt == KB_F32) {
+            float *x = t->ptr[a];
+            x[i] = nextafterf(x[i], x[i] > 0 ? INFINITY : -INFINITY);
+        } else {
+            ((uint16_t *)t->ptr[a])[i]++;
+        }
+        return i;
+    }
+    return -1;
+}
+
+/* Every direction in every storage type: the reference's own outputs,
+ * stored in their types, pass with no error at all (the exact values
+ * rounded once, as compared); one step of the storage type off fails
+ * for bf16 and f16 (the exact value being known, nothing else rounds to
+ * it); the backward passes are never projected. */
+static void test_directions_and_types(void)
+{
+    static const kb_dts types[] = {
+        KB_DTS_INIT(KB_F32), KB_DTS_INIT(KB_BF16), KB_DTS_INIT(KB_F16),
+        {KB_BF16, KB_BF16, KB_F32}};
+    static const kb_dir conv_dirs[] = {KB_FWD_B, KB_BWD_D, KB_BWD_W, KB_BWD_WB};
+    static const kb_dir bnorm_dirs[] = {KB_FWD_D, KB_FWD_I, KB_BWD_D, KB_BWD_DW};
+    kb_problem bn = {
+        .kind = KB_BNORM,
+        .bnorm = {.ndims = 2, .mb = 3, .ic = 4, .id = 1, .ih = 5, .iw = 3,
+                  .eps = 1e-5},
+        .count = 1, .layout = KB_LAYOUT_NXC};
+    kb_validate_opts tight = {.full_max_macs = 1, .sample_points = 50};
+
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+        for (size_t k = 0; k < 2; k++)
+            for (size_t di = 0; di < 4; di++) {
+                kb_problem p = k == 0 ? conv(KB_F32) : bn;
+                kb_tensors t;
+                kb_validation v;
+                kb_arg_info info[KB_ARG_MAX];
+                p.dt = types[ti];
+                p.dir = k == 0 ? conv_dirs[di] : bnorm_dirs[di];
+                if (k == 1 && !kb_dts_all(&p.dt, p.dt.src))
+                    continue;   /* bnorm takes one type */
+                CHECK(prepare_correct(&p, &t) == 0);
+                if (!t.ptr[KB_ARG_SRC] && !t.ptr[KB_ARG_DIFF_DST])
+                    continue;
+                CHECK(kb_validate(&p, &t, &t, NULL, &v));
+                CHECK(v.mode == KB_CHECK_FULL && v.mismatches == 0);
+                /* conv's are exact; bnorm's statistics and their
+                 * gradients are f32, compared unrounded */
+                CHECK(v.max_abs_err == 0.0 || k == 1);
+                CHECK(v.max_rel_err <= v.tolerance);
+                CHECK(kb_validate(&p, &t, &t, &tight, &v));
+                CHECK(v.mode == (k == 1 ? KB_CHECK_FULL
+                                 : kb_dir_is_backward(p.dir) ? KB_CHECK_SAMPLED
+                                                              : KB_CHECK_PROJECTED));
+                kb_problem_args(&p, info);
+                for (int a = 0; a < KB_ARG_MAX; a++) {
+                    if (!info[a].is_output || info[a].dt == KB_F32 ||
+                        bump_one_step(&p, &t, (kb_arg)a) < 0)
+                        continue;
+                    CHECK(!kb_validate(&p, &t, &t, NULL, &v));
+                    CHECK(v.mismatches == 1);
+                    CHECK(strstr(v.first_mismatch, info[a].name) ==
+                          v.first_mismatch);
+                    kb_ref_run(&p, &t, &t);   /* repaired */
+                }
+                kb_tensors_free(&t);
+            }
+}
+
+/* f32 then truncated to bf16 (round toward zero) instead of rounded to
+ * nearest: caught wherever the two differ other than at a tie, which on
+ * integer data needs values of 512 and more (bf16 steps of 4 and more).
+ * A GEMM of 16384-term dot products of values up to 8: results of a few
+ * hundred, a third above 512. */
+static void test_bf16_truncation_caught(void)
+{
+    kb_problem p = {
+        .kind = KB_GEMM, .gemm = {.m = 4, .n = 64, .k = 16384, .alpha = 1},
+        .count = 1, .dt = KB_DTS_INIT(KB_BF16), .dir = KB_FWD_D};
+    kb_tensors t;
+    kb_validation v;
+    int64_t differ = 0;
+    CHECK(prepare_correct(&p, &t) == 0);
+    kb_ref_ctx ctx;
+    kb_ref_ctx_init(&ctx, &p, &t);
+    const kb_arg_info *d = &ctx.info[KB_ARG_DST];
+    for (int64_t i = 0; i < d->nelems; i++) {
+        int64_t idx[KB_MAX_DIMS];
+        kb_ref_unravel(d, i, idx);
+        float x = (float)kb_ref_expected(&ctx, KB_ARG_DST, idx);
+        uint16_t *y = (uint16_t *)t.ptr[KB_ARG_DST] +
+                      kb_arg_offset(&p, KB_ARG_DST, idx);
+        uint16_t trunc = (uint16_t)(kb_f32_bits(x) >> 16);
+        differ += trunc != *y;
+        *y = trunc;
+    }
+    CHECK(differ > 10);
+    CHECK(!kb_validate(&p, &t, &t, NULL, &v));
+    CHECK(v.mismatches > 0 && v.mismatches <= differ);
+    CHECK(strstr(v.first_mismatch, "in bf16)") != NULL);
+    kb_tensors_free(&t);
+}
+
 int main(void)
 {
     test_correct_passes();
@@ -248,5 +363,7 @@ int main(void)
     test_gemm_beta();
     test_bnorm_training();
     test_tolerance_model();
+    test_directions_and_types();
+    test_bf16_truncation_caught();
     return CHECK_DONE();
 }

@@ -1,6 +1,8 @@
 /* test_counts.c - FLOP and byte counts against hand-computed values: conv
- * taps in bounds and dense, the model overstatements issue 9 names, and
- * training bnorm bytes with src in and out of the last-level cache. */
+ * taps in bounds and dense, the model overstatements issue 9 names,
+ * training bnorm bytes with src in and out of the last-level cache, and
+ * the backward passes: conv's multiply-adds enumerated the way each
+ * direction gathers them, bnorm's counts and bytes. */
 #include "kernels/problem.h"
 #include "tests/check.h"
 
@@ -247,6 +249,102 @@ static void test_bnorm_llc(void)
                4 * (3.0 * 64 * 256 * 384 * 576 + 4 * 256), 0);
 }
 
+
+/* BWD_D's multiply-adds, enumerated as BWD_D gathers them: for every
+ * input position and tap, whether an output position reads it there
+ * (i = o*s - p + t*dil for an integral, in-range o).  Per (image, input
+ * channel, output channel of its group). */
+static double brute_taps_bwd_d(const kb_conv_desc *c)
+{
+    const int64_t in[3] = {c->id, c->ih, c->iw}, out[3] = {c->od, c->oh, c->ow},
+                  k[3] = {c->kd, c->kh, c->kw}, s[3] = {c->sd, c->sh, c->sw},
+                  pad[3] = {c->pd, c->ph, c->pw},
+                  dil[3] = {c->dd + 1, c->dh + 1, c->dw + 1};
+    double n = 0;
+    for (int64_t id = 0; id < in[0]; id++)
+        for (int64_t ih = 0; ih < in[1]; ih++)
+            for (int64_t iw = 0; iw < in[2]; iw++)
+                for (int64_t kd = 0; kd < k[0]; kd++)
+                    for (int64_t kh = 0; kh < k[1]; kh++)
+                        for (int64_t kw = 0; kw < k[2]; kw++) {
+                            const int64_t i[3] = {id, ih, iw}, t[3] = {kd, kh, kw};
+                            bool reads = true;
+                            for (int d = 0; d < 3; d++) {
+                                int64_t num = i[d] + pad[d] - t[d] * dil[d];
+                                reads = reads && num >= 0 && num % s[d] == 0 &&
+                                        num / s[d] < out[d];
+                            }
+                            n += reads;
+                        }
+    return n;
+}
+
+/* The three conv directions of desc count the same multiply-adds (BWD_D
+ * enumerated by input element), BWD_WB one more FLOP per diff_dst
+ * element; bytes are each direction's tensors in their storage types
+ * (bf16:bf16:f32: diff_src as src, diff_wei as wei, diff_dst and
+ * diff_bia as dst); accumulation lengths are each direction's sums. */
+static void check_conv_backward(const char *desc)
+{
+    kb_problem f = parse(desc, "FWD_D", KB_F32);
+    const kb_conv_desc *c = &f.conv;
+    const double macs = (double)c->mb * c->ic * (c->oc / c->g) * brute_taps_bwd_d(c);
+    const double src = (double)c->mb * c->ic * c->id * c->ih * c->iw;
+    const double wei = (double)c->oc * (c->ic / c->g) * c->kd * c->kh * c->kw;
+    const double dst = (double)c->mb * c->oc * c->od * c->oh * c->ow;
+    static const char *const dirs[] = {"BWD_D", "BWD_W", "BWD_WB"};
+    CHECK_NEAR(kb_problem_flops(&f), 2 * macs, 0);
+    for (int i = 0; i < 3; i++) {
+        kb_problem p = parse(desc, dirs[i], KB_F32);
+        bool wb = i == 2;
+        CHECK_NEAR(kb_problem_flops(&p), 2 * macs + (wb ? dst : 0), 0);
+        CHECK_NEAR(kb_problem_flops_nobias(&p), 2 * macs, 0);
+        CHECK_NEAR(kb_problem_flops_dense_nobias(&p),
+                   kb_problem_flops_dense_nobias(&f), 0);
+        p.dt = (kb_dts){KB_BF16, KB_BF16, KB_F32};
+        double bytes = i == 0 ? 4 * dst + 2 * wei + 2 * src
+                              : 2 * src + 4 * dst + 2 * wei + (wb ? 4.0 * c->oc : 0);
+        CHECK_NEAR(kb_problem_bytes(&p, 1), bytes, 0);
+        CHECK(kb_problem_accumulation_length(&p) ==
+              (i == 0 ? c->oc / c->g * c->kd * c->kh * c->kw
+                      : c->mb * c->od * c->oh * c->ow));
+        if (kb_problem_flops_nobias(&p) != 2 * macs)
+            fprintf(stderr, "  in '%s' %s\n", desc, dirs[i]);
+    }
+}
+
+static void test_conv_backward(void)
+{
+    check_conv_backward("mb2ic4ih5oc3kh3");
+    check_conv_backward("mb2g2ic4oc6ih7iw6kh3kw2sh2sw2ph1pw1dh1");
+    check_conv_backward("mb1g3ic3oc3id8ih4iw5kd2kh2kw3sd3pd2dd1ph1pw1");
+    check_conv_backward("mb1ic2ih9oc2kh3sh3ph4");    /* rows of padding only */
+}
+
+/* bnorm backward, N2 C3 4x5 (120 elements), 7 FLOPs each = 840 in both
+ * directions; bytes: src, diff_dst, diff_src (4*360) + mean, var, scale
+ * (4*9) = 1476, BWD_DW also diff_scale and diff_shift: 1500; in bf16 the
+ * activations take 2 bytes and the per-channel tensors stay f32: 756.
+ * A channel's slices of src and diff_dst are 2*4*40 = 320 bytes: one byte
+ * less of cache and both are read twice, 1476 + 4*240. */
+static void test_bnorm_backward(void)
+{
+    kb_problem p = parse("mb2ic3ih4iw5", "BWD_D", KB_F32);
+    CHECK_NEAR(kb_problem_flops(&p), 840, 0);
+    CHECK_NEAR(kb_problem_bytes(&p, 0), 1476, 0);
+    CHECK(kb_problem_accumulation_length(&p) == 40);
+    CHECK(!kb_problem_bytes_reread(&p, 320));
+    CHECK(kb_problem_bytes_reread(&p, 319));
+    CHECK_NEAR(kb_problem_bytes(&p, 319), 1476 + 960, 0);
+    p = parse("mb2ic3ih4iw5", "BWD_DW", KB_F32);
+    CHECK_NEAR(kb_problem_flops(&p), 840, 0);
+    CHECK_NEAR(kb_problem_bytes(&p, 0), 1500, 0);
+    p = parse("mb2ic3ih4iw5", "BWD_D", KB_BF16);
+    CHECK_NEAR(kb_problem_bytes(&p, 0), 756, 0);
+    CHECK(!kb_problem_bytes_reread(&p, 160));
+    CHECK(kb_problem_bytes_reread(&p, 159));
+}
+
 /* Pointwise convolutions: the ones whose input is already the GEMM's
  * column matrix (both GEMM-based backends skip the transform for them). */
 static bool pointwise(const char *desc)
@@ -275,5 +373,7 @@ int main(void)
     test_gemm();
     test_bnorm();
     test_bnorm_llc();
+    test_conv_backward();
+    test_bnorm_backward();
     return CHECK_DONE();
 }

@@ -162,6 +162,57 @@ static void test_validation_ranges(void)
     kb_tensors_free(&v);
 }
 
+
+/* The backward passes' inputs: conv diff_dst integers in [-2, 2] (so the
+ * products of every pass stay within 8); in bf16 and f16 the same
+ * logical values as in f32 (small integers are exact in both); bnorm's
+ * backward mean is each channel's exact mean, the one a training forward
+ * pass would have saved. */
+static void test_backward_inputs(void)
+{
+    kb_problem p = conv(), q = bnorm(KB_BWD_DW);
+    kb_tensors t, u;
+    p.dir = KB_BWD_W;
+    CHECK(kb_tensors_alloc(&p, &t) == 0 && kb_tensors_alloc(&q, &u) == 0);
+    kb_fill_inputs(&p, &t, KB_FILL_VALIDATION, 1);
+    CHECK(ints_in(&p, &t, KB_ARG_DIFF_DST, -2, 2));
+    CHECK(!ints_in(&p, &t, KB_ARG_DIFF_DST, -1, 2));
+    CHECK(ints_in(&p, &t, KB_ARG_SRC, -4, 4));
+
+    for (kb_dtype dt = KB_BF16; dt <= KB_F16; dt++) {
+        kb_problem r = p;
+        kb_tensors w;
+        kb_arg_info info[KB_ARG_MAX];
+        r.dt = kb_dts_uniform(dt);
+        CHECK(kb_tensors_alloc(&r, &w) == 0);
+        kb_fill_inputs(&r, &w, KB_FILL_VALIDATION, 1);
+        kb_problem_args(&r, info);
+        for (kb_arg a = KB_ARG_SRC; a < KB_ARG_MAX; a++) {
+            if (!info[a].is_input)
+                continue;
+            bool same = true;
+            for (int64_t i = 0; i < info[a].nelems; i++)
+                same &= kb_load(dt, w.ptr[a], i) == f32(&t, a)[i];
+            CHECK(same);
+        }
+        kb_tensors_free(&w);
+    }
+
+    kb_fill_inputs(&q, &u, KB_FILL_VALIDATION, 1);
+    CHECK(ints_in(&q, &u, KB_ARG_DIFF_DST, -2, 2));
+    bool saved = true;
+    for (int c = 0; c < q.bnorm.ic; c++) {
+        double sum = 0;
+        for (int n = 0; n < 2; n++)
+            for (int s = 0; s < 25; s++)
+                sum += f32(&u, KB_ARG_SRC)[(n * 64 + c) * 25 + s];
+        saved &= f32(&u, KB_ARG_MEAN)[c] == sum / 50.0;
+    }
+    CHECK(saved);
+    kb_tensors_free(&t);
+    kb_tensors_free(&u);
+}
+
 static void test_thread_independent(void)
 {
     kb_problem p = conv();
@@ -240,6 +291,7 @@ int main(void)
 {
     test_deterministic();
     test_validation_ranges();
+    test_backward_inputs();
     test_thread_independent();
     test_poison();
     return CHECK_DONE();

@@ -1,5 +1,6 @@
 /* test_npy.c - the .npy writer and --dump, checked byte by byte against
- * the NPY v1.0 format as numpy.lib.format documents it. */
+ * the NPY v1.0 format as numpy.lib.format documents it, and the manifest
+ * that tells an outside oracle what each file holds. */
 #include "drivers/dump_npy.h"
 
 #include "check.h"
@@ -181,10 +182,17 @@ static void dump_gemm_case(void)
         CHECK(cJSON_GetNumberValue(
                   cJSON_GetObjectItemCaseSensitive(prm, "beta")) == 1.0);
         CHECK(cJSON_GetObjectItemCaseSensitive(prm, "stride") == NULL);
-        const cJSON *files = cJSON_GetObjectItemCaseSensitive(m, "files");
-        CHECK_STR(json_str(files, "c"), "1_omp_c.npy");
-        CHECK_STR(json_str(files, "dst"), "1_omp_dst.npy");
-        CHECK(cJSON_GetArraySize(files) == 4);
+        CHECK_STR(json_str(m, "dir"), "FWD_D");
+        CHECK_STR(json_str(m, "fpmath"), "strict");
+        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(m, "tensors");
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(ts, "c");
+        const cJSON *dm = cJSON_GetObjectItemCaseSensitive(ts, "dst");
+        CHECK_STR(json_str(c, "file"), "1_omp_c.npy");
+        CHECK_STR(json_str(c, "role"), "input");
+        CHECK_STR(json_str(dm, "file"), "1_omp_dst.npy");
+        CHECK_STR(json_str(dm, "role"), "output");
+        CHECK_STR(json_str(dm, "stored"), "f32");
+        CHECK(cJSON_GetArraySize(ts) == 4);
     }
     cJSON_Delete(m);
     free(text);
@@ -196,6 +204,136 @@ static void dump_gemm_case(void)
     snprintf(path, sizeof path, "%s/manifest.jsonl", dir);
     unlink(path);
     rmdir(dir);
+}
+
+/* The payload of the .npy file at path (after its header), or NULL; *n
+ * is its length in bytes. */
+static unsigned char *npy_payload(const char *path, unsigned char **whole,
+                                  long *n)
+{
+    long len = 0;
+    *whole = slurp(path, &len);
+    long start = *whole && len >= 10 ? 10 + (*whole)[8] + 256L * (*whole)[9]
+                                     : 0;
+    if (!*whole || start > len)
+        return NULL;
+    *n = len - start;
+    return *whole + start;
+}
+
+/* Remove every regular file of dir, then dir. */
+static void remove_dir(const char *dir, const char *const *files, int n)
+{
+    char path[512];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        CHECK(unlink(path) == 0);
+    }
+    rmdir(dir);
+}
+
+/* An f16 tensor keeps its bits on disk as '<f2'. */
+static void f16_stays_half(void)
+{
+    kb_problem p = tiny_gemm();
+    p.dt = kb_dts_uniform(KB_F16);
+    p.gemm.ta = false;
+    const uint16_t bits[6] = {0x3c00, 0xc000, 0x3555, 0x7bff, 0x0001, 0x8000};
+    char path[] = "/tmp/kb_test_npy_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    FILE *f = fopen(path, "wb");
+    char err[256] = "";
+    CHECK(f && kb_npy_write_arg(f, &p, KB_ARG_SRC, bits, err, sizeof err) == 0);
+    if (f)
+        fclose(f);
+    unsigned char *whole = NULL;
+    long n = 0;
+    unsigned char *pay = npy_payload(path, &whole, &n);
+    CHECK(whole && memcmp(whole + 10, "{'descr': '<f2'", 15) == 0);
+    CHECK(pay && n == sizeof bits && memcmp(pay, bits, sizeof bits) == 0);
+    free(whole);
+    unlink(path);
+}
+
+/* --dump of a bf16 conv BWD_D case: diff_dst and wei read, diff_src
+ * written, each widened exactly to f32 on disk and listed in the
+ * manifest with its storage type, role and shape beside the direction,
+ * the dtype triple and fpmath. */
+static void dump_bf16_bwd_d(void)
+{
+    kb_settings s;
+    kb_settings_default(&s);
+    s.dt = kb_dts_uniform(KB_BF16);
+    s.dir = KB_BWD_D;
+    s.dir_given = true;
+    s.fpmath = KB_FPMATH_BF16;
+    kb_problem p;
+    char err[512] = "";
+    CHECK(kb_problem_parse("mb1ic2oc3ih3iw3kh1kw1", &s, &p, err,
+                           sizeof err) == 0);
+    /* diff_dst [1,3,3,3], wei [3,2,1,1], diff_src [1,2,3,3] */
+    uint16_t dd[27], w[6], ds[18];
+    for (int i = 0; i < 27; i++)
+        dd[i] = 0x3fc0;                  /* 1.5 */
+    for (int i = 0; i < 6; i++)
+        w[i] = 0xc080;                   /* -4 */
+    for (int i = 0; i < 18; i++)
+        ds[i] = 0x3f81;                  /* 1.0078125, the bf16 above 1 */
+    kb_tensors t = {{0}};
+    t.ptr[KB_ARG_DIFF_DST] = dd;
+    t.ptr[KB_ARG_WEI] = w;
+    t.ptr[KB_ARG_DIFF_SRC] = ds;
+
+    char dir[] = "/tmp/kb_test_dump_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    kb_dump *d = kb_dump_open(dir, err, sizeof err);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    CHECK(kb_dump_case(d, 3, "omp", &p, "bwd", &t, &t, err, sizeof err) == 0);
+    CHECK(kb_dump_close(d) == 0);
+
+    const char *const files[] = {"3_omp_wei.npy", "3_omp_diff_src.npy",
+                                 "3_omp_diff_dst.npy", "manifest.jsonl"};
+    const float expect[3] = {-4.0f, 1.0078125f, 1.5f};
+    const long count[3] = {6, 18, 27};
+    char path[512];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        CHECK(npy_all_equal(path, expect[i], count[i]));
+    }
+
+    snprintf(path, sizeof path, "%s/manifest.jsonl", dir);
+    long len = 0;
+    char *text = (char *)slurp(path, &len);
+    cJSON *m = text ? cJSON_Parse(text) : NULL;
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_STR(json_str(m, "dir"), "BWD_D");
+        CHECK_STR(json_str(m, "dtype"), "bf16");
+        CHECK_STR(json_str(m, "fpmath"), "bf16");
+        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(m, "tensors");
+        CHECK(cJSON_GetArraySize(ts) == 3);
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(ts, "diff_dst");
+        CHECK_STR(json_str(e, "file"), "3_omp_diff_dst.npy");
+        CHECK_STR(json_str(e, "role"), "input");
+        CHECK_STR(json_str(e, "dtype"), "bf16");
+        CHECK_STR(json_str(e, "stored"), "f32");
+        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
+        CHECK(cJSON_GetArraySize(shape) == 4 &&
+              cJSON_GetNumberValue(cJSON_GetArrayItem(shape, 1)) == 3);
+        e = cJSON_GetObjectItemCaseSensitive(ts, "diff_src");
+        CHECK_STR(json_str(e, "role"), "output");
+        CHECK_STR(json_str(e, "stored"), "f32");
+        CHECK(cJSON_GetObjectItemCaseSensitive(ts, "src") == NULL);
+    }
+    cJSON_Delete(m);
+    free(text);
+    remove_dir(dir, files, 4);
 }
 
 /* A --dump path that is a regular file cannot become a directory. */
@@ -219,6 +357,8 @@ int main(void)
     header_1d_f64();
     payload_transposed();
     dump_gemm_case();
+    f16_stays_half();
+    dump_bf16_bwd_d();
     dump_dir_is_a_file();
     return CHECK_DONE();
 }

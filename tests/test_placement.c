@@ -56,10 +56,21 @@ int main(void)
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK(!p.above_roof);
 
-    /* what is missing is an error that says what */
+    /* what is missing is an error that says what: a precision without a
+     * measured roof is not placed under another's */
     q = (kb_roofline_case){NULL, "bf16", NULL, 1, 1, 1};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+    CHECK(strstr(err, "no measured bf16 compute roof") != NULL);
+    q.dtype = "bf16:bf16:f32";
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
     CHECK(strstr(err, "bf16") != NULL);
+    /* SRC:WEI:DST: under the source's roof */
+    kb_device_add_ceiling(&c.devices[0], KB_CEIL_COMPUTE, "amx-bf16", "bf16", 800, 0);
+    q = (kb_roofline_case){NULL, "bf16:bf16:f32", "DRAM", 1e12, 1e9, 10};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_NEAR(p.peak_gflops, 800, 1e-12);
+    CHECK_STR(kb_roofline_precision("f16:f16:f32"), "fp16");
+    CHECK(kb_roofline_precision("f3") == NULL);
     q = (kb_roofline_case){NULL, "f32", "L3", 1, 1, 1};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
     CHECK(strstr(err, "L3") != NULL);

@@ -329,11 +329,56 @@ static void test_fallback_sampled(void)
     }
 }
 
+
+/* bf16 and f16 dst: projected only while every possible exact value is
+ * exact in the type (condition 4 of projected.c): a GEMM with K = 8 has
+ * results of at most 4*2*8 = 64, projected in both; with K = 40 (up to
+ * 320) bf16 (exact integers up to 256) falls back to sampled and f16 (up
+ * to 2048) is still projected.  Either way the correct output passes and
+ * a one-step error fails. */
+static void test_low_precision(void)
+{
+    static const struct {
+        const char *desc;
+        kb_dtype dt;
+        kb_check_mode mode;
+    } cases[] = {
+        {"m40n40k8", KB_BF16, KB_CHECK_PROJECTED},
+        {"m40n40k8", KB_F16, KB_CHECK_PROJECTED},
+        {"m40n40k40", KB_BF16, KB_CHECK_SAMPLED},
+        {"m40n40k40", KB_F16, KB_CHECK_PROJECTED},
+        {"mb1ic8ih6oc16kh3ph1", KB_BF16, KB_CHECK_SAMPLED},
+        {"mb1ic8ih6oc16kh3ph1", KB_F16, KB_CHECK_PROJECTED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        kb_validation v;
+        kb_validate_opts o = {.full_max_macs = 1, .sample_points = 1u << 20};
+        if (fixture_make(&f, cases[i].desc, KB_LAYOUT_NXC, KB_FWD_D,
+                         cases[i].dt, KB_FILL_VALIDATION) != 0) {
+            CHECK(!"fixture");
+            fixture_free(&f);
+            continue;
+        }
+        reset(&f);
+        CHECK(kb_validate(&f.p, &f.in, &f.got, &o, &v));
+        CHECK(v.mode == cases[i].mode);
+        CHECK(v.max_abs_err == 0.0);
+        /* the next value out from the last element (16-bit patterns are
+         * sign-magnitude) */
+        ((uint16_t *)f.got.ptr[KB_ARG_DST])[f.dst.nelems - 1] += 1;
+        CHECK(!kb_validate(&f.p, &f.in, &f.got, &o, &v));
+        CHECK(v.mismatches == 1);
+        fixture_free(&f);
+    }
+}
+
 int main(void)
 {
     test_resnet_res2();
     test_default_policy();
     test_shapes();
     test_fallback_sampled();
+    test_low_precision();
     return CHECK_DONE();
 }

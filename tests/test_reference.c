@@ -1,5 +1,7 @@
 /* test_reference.c - the reference kernels against tiny cases computed by
- * hand (the arithmetic is in the comments). */
+ * hand (the arithmetic is in the comments), and the backward passes
+ * against the forward ones: conv's as its adjoints, bnorm's as the
+ * derivative of the training forward pass. */
 #include <stdlib.h>
 
 #include "reference/reference.h"
@@ -334,6 +336,182 @@ static void test_bnorm_training(void)
     kb_tensors_free(&t);
 }
 
+
+/* Sum over the logical elements of a (in p's tensors t) times b (in q's
+ * tensors u), two tensors of one logical shape. */
+static double dot(const kb_problem *p, const kb_tensors *t, kb_arg a,
+                  const kb_problem *q, const kb_tensors *u, kb_arg b)
+{
+    int64_t idx[KB_MAX_DIMS];
+    double sum = 0.0;
+    CHECK(nelems(p, a) == nelems(q, b));
+    for (int64_t i = 0; i < nelems(p, a); i++) {
+        unravel(p, a, i, idx);
+        sum += kb_load(p->dt.src, t->ptr[a], kb_arg_offset(p, a, idx)) *
+               kb_load(q->dt.src, u->ptr[b], kb_arg_offset(q, b, idx));
+    }
+    return sum;
+}
+
+/* The conv of p in direction dir over VALIDATION data (seed 3), its
+ * reference outputs computed.  Returns 0, or -1 when allocation fails. */
+static int run_dir(const kb_problem *p, kb_dir dir, kb_problem *q,
+                   kb_tensors *t)
+{
+    *q = *p;
+    q->dir = dir;
+    if (kb_tensors_alloc(q, t) != 0)
+        return -1;
+    kb_fill_inputs(q, t, KB_FILL_VALIDATION, 3);
+    kb_poison_outputs(q, t);
+    kb_ref_run(q, t, t);
+    return 0;
+}
+
+/* The backward passes are the forward's adjoints: with the same src, wei
+ * and diff_dst (the fill depends on the role, not the direction),
+ * <diff_dst, conv(src, wei)> = <src, BWD_D(diff_dst, wei)>
+ *                            = <wei, BWD_W(src, diff_dst)>,
+ * and <diff_dst, bia broadcast> = <bia, diff_bia>.  Exact in double on
+ * integer data; every geometry (groups, stride, padding, dilation, 3D,
+ * layout) enters each side differently. */
+static void check_adjoint(const kb_problem *p)
+{
+    kb_problem fwd, bd, bw, fb;
+    kb_tensors tf, td, tw, tb;
+    CHECK(run_dir(p, KB_FWD_D, &fwd, &tf) == 0);
+    CHECK(run_dir(p, KB_BWD_D, &bd, &td) == 0);
+    CHECK(run_dir(p, KB_BWD_WB, &bw, &tw) == 0);
+    CHECK(run_dir(p, KB_FWD_B, &fb, &tb) == 0);
+    double y = dot(&bd, &td, KB_ARG_DIFF_DST, &fwd, &tf, KB_ARG_DST);
+    double xd = dot(&fwd, &tf, KB_ARG_SRC, &bd, &td, KB_ARG_DIFF_SRC);
+    double wd = dot(&fwd, &tf, KB_ARG_WEI, &bw, &tw, KB_ARG_DIFF_WEI);
+    double bias = dot(&fb, &tb, KB_ARG_BIA, &bw, &tw, KB_ARG_DIFF_BIA);
+    /* conv with bias minus without: bia broadcast over dst. */
+    double with = dot(&bd, &td, KB_ARG_DIFF_DST, &fb, &tb, KB_ARG_DST);
+    CHECK(y != 0.0);   /* a vacuous identity would prove nothing */
+    CHECK_NEAR(xd, y, 0.0);
+    CHECK_NEAR(wd, y, 0.0);
+    CHECK_NEAR(bias, with - y, 0.0);
+    kb_tensors_free(&tf);
+    kb_tensors_free(&td);
+    kb_tensors_free(&tw);
+    kb_tensors_free(&tb);
+}
+
+static void test_conv_backward_adjoint(void)
+{
+    /* groups, stride 2, pad 1, dilation 1 (taps 2 apart), odd sizes */
+    kb_problem p = conv2d(4, 6, 7, 6, 3, 2, 3, 3);
+    p.conv.mb = 2;
+    p.conv.g = 2;
+    p.conv.sh = p.conv.sw = 2;
+    p.conv.ph = p.conv.pw = 1;
+    p.conv.dh = 1;
+    p.conv.oh = (7 + 2 - (2 * 2 + 1)) / 2 + 1;      /* 3 */
+    p.conv.ow = (6 + 2 - 2) / 2 + 1;                /* 4 */
+    for (kb_layout l = KB_LAYOUT_NCX; l <= KB_LAYOUT_NXC; l++) {
+        p.layout = l;
+        check_adjoint(&p);
+    }
+    /* 3D, depthwise, stride 3 in depth with a dilated kernel, padding
+     * that leaves outputs reading only the padding at the border */
+    kb_problem q = conv2d(3, 3, 4, 5, 2, 3, 4, 5);
+    q.conv.g = 3;
+    q.conv.ndims = 3;
+    q.conv.id = 8;
+    q.conv.kd = 2;
+    q.conv.sd = 3;
+    q.conv.pd = 2;
+    q.conv.dd = 1;
+    q.conv.od = (8 + 4 - 3) / 3 + 1;                /* 4 */
+    q.conv.ph = 1;
+    q.conv.pw = 1;
+    q.conv.oh = 4 + 2 - 2 + 1;                      /* 5 */
+    q.conv.ow = 5 + 2 - 3 + 1;                      /* 5 */
+    for (kb_layout l = KB_LAYOUT_NCX; l <= KB_LAYOUT_NXC; l++) {
+        q.layout = l;
+        check_adjoint(&q);
+    }
+}
+
+static void test_conv_backward_by_hand(void)
+{
+    /* 1 channel, 3x3 input, 2x2 kernel wei22, out 2x2, diff_dst
+     * [1 0; 0 2].  diff_src[i,j] = sum over outputs (p,q) with taps
+     * (i-p, j-q) of dd[p,q] wei[i-p, j-q]: dd[0,0] spreads wei22 over
+     * rows/cols 0..1, dd[1,1] = 2 spreads 2*wei22 over 1..2:
+     * [1 2 0; 3 4+2 4; 0 6 8].  diff_wei[t] = sum dd[p,q] src[p+t]:
+     * src33[t] + 2 src33[t + (1,1)]: [1+10 2+12; 4+16 5+18]. */
+    kb_problem p = conv2d(1, 1, 3, 3, 2, 2, 2, 2);
+    const double dd[4] = {1, 0, 0, 2};
+    const double want_src[9] = {1, 2, 0, 3, 6, 4, 0, 6, 8};
+    const double want_wei[4] = {11, 14, 20, 23};
+    kb_tensors t;
+    p.dir = KB_BWD_D;
+    CHECK(kb_tensors_alloc(&p, &t) == 0);
+    put(&p, &t, KB_ARG_DIFF_DST, dd);
+    put(&p, &t, KB_ARG_WEI, wei22);
+    kb_poison_outputs(&p, &t);
+    kb_ref_run(&p, &t, &t);
+    for (int i = 0; i < 9; i++)
+        CHECK_NEAR(get(&p, &t, KB_ARG_DIFF_SRC, i), want_src[i], 0.0);
+    kb_tensors_free(&t);
+    p.dir = KB_BWD_WB;
+    CHECK(kb_tensors_alloc(&p, &t) == 0);
+    put(&p, &t, KB_ARG_DIFF_DST, dd);
+    put(&p, &t, KB_ARG_SRC, src33);
+    kb_poison_outputs(&p, &t);
+    kb_ref_run(&p, &t, &t);
+    for (int i = 0; i < 4; i++)
+        CHECK_NEAR(get(&p, &t, KB_ARG_DIFF_WEI, i), want_wei[i], 0.0);
+    CHECK_NEAR(get(&p, &t, KB_ARG_DIFF_BIA, 0), 3, 0.0);
+    kb_tensors_free(&t);
+}
+
+/* L(x, scale, shift) = sum diff_dst * bnorm_training(x): the backward
+ * pass, given the batch statistics of x as mean and var, is its gradient.
+ * Central differences of the FWD_D reference (f64, step 1e-4: error
+ * O(h^2) = 1e-8 times third derivatives of order 1) against BWD_DW. */
+static void test_bnorm_backward_gradient(void)
+{
+    kb_problem f = bnorm(3, 2, 5, KB_FWD_D), b = f;
+    kb_tensors tf, tb;
+    const double h = 1e-4;
+    f.bnorm.eps = b.bnorm.eps = 0.25;
+    b.dir = KB_BWD_DW;
+    CHECK(kb_tensors_alloc(&f, &tf) == 0 && kb_tensors_alloc(&b, &tb) == 0);
+    kb_fill_inputs(&b, &tb, KB_FILL_VALIDATION, 5);
+    kb_fill_inputs(&f, &tf, KB_FILL_VALIDATION, 5);   /* src, scale, shift */
+    kb_ref_run(&f, &tf, &tf);
+    /* The backward pass's statistics are the forward's batch ones. */
+    memcpy(tb.ptr[KB_ARG_MEAN], tf.ptr[KB_ARG_MEAN], 2 * sizeof(double));
+    memcpy(tb.ptr[KB_ARG_VAR], tf.ptr[KB_ARG_VAR], 2 * sizeof(double));
+    CHECK(memcmp(tb.ptr[KB_ARG_SRC], tf.ptr[KB_ARG_SRC], 30 * sizeof(double)) == 0);
+    CHECK(memcmp(tb.ptr[KB_ARG_SCALE], tf.ptr[KB_ARG_SCALE], 2 * sizeof(double)) == 0);
+    kb_ref_run(&b, &tb, &tb);
+
+    struct { kb_arg in, grad; int n; } vars[] = {
+        {KB_ARG_SRC, KB_ARG_DIFF_SRC, 30},
+        {KB_ARG_SCALE, KB_ARG_DIFF_SCALE, 2},
+        {KB_ARG_SHIFT, KB_ARG_DIFF_SHIFT, 2},
+    };
+    for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
+        for (int i = 0; i < vars[v].n; i++) {
+            double *x = (double *)tf.ptr[vars[v].in] + i, x0 = *x, l[2];
+            for (int s = 0; s < 2; s++) {
+                *x = x0 + (s ? h : -h);
+                kb_ref_run(&f, &tf, &tf);
+                l[s] = dot(&b, &tb, KB_ARG_DIFF_DST, &f, &tf, KB_ARG_DST);
+            }
+            *x = x0;
+            CHECK_NEAR(((double *)tb.ptr[vars[v].grad])[i],
+                       (l[1] - l[0]) / (2 * h), 1e-6);
+        }
+    kb_tensors_free(&tf);
+    kb_tensors_free(&tb);
+}
+
 int main(void)
 {
     test_conv_basic();
@@ -348,5 +526,8 @@ int main(void)
     test_gemm();
     test_bnorm_inference();
     test_bnorm_training();
+    test_conv_backward_adjoint();
+    test_conv_backward_by_hand();
+    test_bnorm_backward_gradient();
     return CHECK_DONE();
 }

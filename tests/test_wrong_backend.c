@@ -11,7 +11,13 @@
  * each case prepared once.  A case measured far above the roof of a
  * --peaks file is MISTRUSTED with exit 0, and the memory check sees the
  * --threads count.  Every built-in backend that has read_output has
- * write_input. */
+ * write_input.
+ * Low precision: "lowp" computes a GEMM as a correct bf16/f16 kernel does
+ * (f32 accumulation, one rounding to nearest even into dst) and PASSES in
+ * bf16, f16 and bf16:bf16:f32; its broken modes FAIL: every partial sum
+ * rounded to bf16, the f32 result truncated to bf16, an f32 dst rounded
+ * through bf16, and the sum stored in f16 before alpha is applied, which
+ * overflows to inf where the scaled result fits. */
 #define _GNU_SOURCE   /* getline */
 #include "check.h"
 
@@ -20,6 +26,8 @@
 #include "drivers/record.h"
 
 #include "drivers/peaks/ceilings.h"
+#include "kernels/convert.h"
+#include "reference/reference.h"
 
 #include <cjson/cJSON.h>
 #include <omp.h>
@@ -249,6 +257,120 @@ static int unwrite_output(void *plan, char *err, size_t len)
     return break_output(plan, true, err, len);
 }
 
+/* ---- low precision: GEMM computed from the host tensors ---- */
+typedef enum {
+    LOWP_RIGHT, LOWP_BF16_ACC, LOWP_TRUNCATE, LOWP_DST_BF16, LOWP_F16_PRESCALE
+} lowp_bug;
+
+typedef struct {
+    const kb_problem *p;
+    const kb_tensors *t;
+    lowp_bug bug;
+} lowp_plan;
+
+static lowp_bug lowp_mode;
+static const char *const lowp_names[] = {
+    [LOWP_RIGHT] = "right", [LOWP_BF16_ACC] = "bf16 partial sums",
+    [LOWP_TRUNCATE] = "truncated to bf16", [LOWP_DST_BF16] = "f32 dst through bf16",
+    [LOWP_F16_PRESCALE] = "f16 sum before alpha"};
+
+static bool lowp_supports(const kb_problem *p, char *why, size_t len)
+{
+    if (p->kind != KB_GEMM || kb_dts_has(&p->dt, KB_F64)) {
+        snprintf(why, len, "test backend: GEMM in f32, bf16 and f16 only");
+        return false;
+    }
+    return true;
+}
+
+static int lowp_prepare_bug(lowp_bug bug, const kb_problem *p,
+                            const kb_tensors *host, void **plan, char *err,
+                            size_t len)
+{
+    lowp_plan *l = malloc(sizeof *l);
+    if (!l) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    *l = (lowp_plan){p, host, bug};
+    *plan = l;
+    return 0;
+}
+
+static float to_bf16(float x)
+{
+    return kb_bf16_to_f32(kb_f32_to_bf16(x));
+}
+
+/* One dst element: the dot product in f32 (or with every partial sum in
+ * bf16), alpha and beta applied in f32 (or alpha after the sum was
+ * stored as f16). */
+static float lowp_element(const lowp_plan *l, int64_t m, int64_t n)
+{
+    const kb_problem *p = l->p;
+    const kb_gemm_desc *g = &p->gemm;
+    float acc = 0.0f;
+    for (int64_t k = 0; k < g->k; k++) {
+        int64_t ai[2] = {m, k}, bi[2] = {k, n};
+        float a = (float)kb_load(p->dt.src, l->t->ptr[KB_ARG_SRC],
+                                 kb_arg_offset(p, KB_ARG_SRC, ai));
+        float b = (float)kb_load(p->dt.wei, l->t->ptr[KB_ARG_WEI],
+                                 kb_arg_offset(p, KB_ARG_WEI, bi));
+        acc = fmaf(a, b, acc);
+        if (l->bug == LOWP_BF16_ACC)
+            acc = to_bf16(acc);
+    }
+    if (l->bug == LOWP_F16_PRESCALE)
+        acc = kb_f16_to_f32(kb_f32_to_f16(acc));
+    float r = (float)g->alpha * acc;
+    if (g->beta != 0.0) {
+        int64_t ci[2] = {m, n};
+        r += (float)g->beta * (float)kb_load(p->dt.dst, l->t->ptr[KB_ARG_DST],
+                                             kb_arg_offset(p, KB_ARG_DST, ci));
+    }
+    return r;
+}
+
+static int lowp_run(void *plan, double *elapsed, char *err, size_t len)
+{
+    const lowp_plan *l = plan;
+    const kb_problem *p = l->p;
+    (void)err, (void)len;
+    for (int64_t m = 0; m < p->gemm.m; m++)
+        for (int64_t n = 0; n < p->gemm.n; n++) {
+            int64_t ci[2] = {m, n};
+            int64_t off = kb_arg_offset(p, KB_ARG_DST, ci);
+            float r = lowp_element(l, m, n);
+            if (l->bug == LOWP_TRUNCATE && p->dt.dst == KB_BF16)
+                ((uint16_t *)l->t->ptr[KB_ARG_DST])[off] =
+                    (uint16_t)(kb_f32_bits(r) >> 16);
+            else
+                kb_store(p->dt.dst, l->t->ptr[KB_ARG_DST], off,
+                         l->bug == LOWP_DST_BF16 ? to_bf16(r) : r);
+        }
+    *elapsed = -1;
+    return 0;
+}
+
+static void lowp_release(void *plan)
+{
+    free(plan);
+}
+
+/* The registry has room for few test backends, so one serves every
+ * variant: the test sets lowp_mode before each case. */
+static int lowp_prepare(const kb_problem *p, const kb_tensors *host,
+                        void **plan, char *err, size_t len)
+{
+    return lowp_prepare_bug(lowp_mode, p, host, plan, err, len);
+}
+
+static const kb_backend lowp = {
+    .name = "lowp", .kind = "hand", .device = "cpu",
+    .supports = lowp_supports, .prepare = lowp_prepare, .run = lowp_run,
+    .release = lowp_release, .describe = wrong_describe,
+};
+
 /* Static: the registry may keep the pointers for the whole process. */
 static const kb_backend wrong = {
     .name = "wrong", .kind = "hand", .device = "cpu",
@@ -319,6 +441,7 @@ static void first_field(const char *path, const char *type, const char *key,
 
 typedef struct {
     const char *json;      /* JSON Lines output */
+    const char *dt;        /* --dt T, or NULL */
     const char *peaks;     /* --peaks FILE, or NULL */
     const char *threads;   /* --threads N, or NULL */
     char status[32], reason[256];
@@ -333,6 +456,10 @@ static int run_case(const char *backend, const char *desc, run_result *res)
                       (char *)desc, "--reps", "2", "--min-time", "0",
                       "--quiet", "--json", (char *)res->json};
     int argc = 13;
+    if (res->dt) {
+        argv[argc++] = "--dt";
+        argv[argc++] = (char *)res->dt;
+    }
     if (res->peaks) {
         argv[argc++] = "--peaks";
         argv[argc++] = (char *)res->peaks;
@@ -470,6 +597,78 @@ static void mistrusted(run_result *res, const char *peaks)
     res->peaks = NULL;
 }
 
+/* Through kbench run, on VALIDATION data: K = 16384 makes bf16 partial
+ * sums far off, and results of a few hundred, a third above 512, where
+ * truncation differs from rounding (bf16 steps of 4 and more, and not
+ * only at ties); an f32 dst rounded through bf16 loses 16 bits. */
+static void low_precision(run_result *res)
+{
+    static const struct {
+        lowp_bug mode;
+        const char *dt;
+    } cases[] = {
+        {LOWP_RIGHT, "bf16"},
+        {LOWP_RIGHT, "f16"},
+        {LOWP_RIGHT, "bf16:bf16:f32"},
+        {LOWP_RIGHT, "f16:f16:f32"},
+        {LOWP_BF16_ACC, "bf16"},
+        {LOWP_TRUNCATE, "bf16"},
+        {LOWP_DST_BF16, "bf16:bf16:f32"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const bool passes = cases[i].mode == LOWP_RIGHT;
+        lowp_mode = cases[i].mode;
+        res->dt = cases[i].dt;
+        fprintf(stderr, "lowp, %s, --dt %s:\n", lowp_names[lowp_mode],
+                res->dt);
+        int rc = run_case("lowp", "m4n64k16384", res);
+        CHECK(rc == (passes ? KB_EXIT_OK : KB_EXIT_VALIDATION));
+        CHECK_STR(res->status, passes ? "PASSED" : "FAILED");
+    }
+    res->dt = NULL;
+    lowp_mode = LOWP_RIGHT;
+}
+
+/* f16 overflow: all of A 4 and of B 2, K = 16384, alpha 1/8, so the
+ * result 16384 fits in f16 but the unscaled sum 131072 does not: the
+ * backend that stores the sum before scaling it writes inf, which FAILS
+ * (as non-finite, every element); the honest one PASSES.  Direct calls
+ * (the driver's prepare, run, validate), as VALIDATION data cannot make
+ * such a sum. */
+static void f16_overflow(void)
+{
+    kb_problem p = {
+        .kind = KB_GEMM, .gemm = {.m = 2, .n = 3, .k = 16384, .alpha = 0.125},
+        .count = 1, .dt = KB_DTS_INIT(KB_F16), .dir = KB_FWD_D};
+    static const lowp_bug modes[] = {LOWP_F16_PRESCALE, LOWP_RIGHT};
+    for (size_t b = 0; b < 2; b++) {
+        kb_tensors t;
+        kb_validation v;
+        void *plan = NULL;
+        double elapsed;
+        char err[128];
+        CHECK(kb_tensors_alloc(&p, &t) == 0);
+        for (int64_t i = 0; i < p.gemm.k * 3; i++) {
+            kb_store(KB_F16, t.ptr[KB_ARG_SRC], i % (2 * p.gemm.k), 4.0);
+            kb_store(KB_F16, t.ptr[KB_ARG_WEI], i, 2.0);
+        }
+        kb_poison_outputs(&p, &t);
+        lowp_mode = modes[b];
+        CHECK(lowp.prepare(&p, &t, &plan, err, sizeof err) == 0);
+        CHECK(lowp.run(plan, &elapsed, err, sizeof err) == 0);
+        lowp.release(plan);
+        bool ok = kb_validate(&p, &t, &t, NULL, &v);
+        fprintf(stderr, "lowp, %s, f16 sum past 65504: %s (%s)\n",
+                lowp_names[lowp_mode], ok ? "PASSED" : "FAILED",
+                v.first_mismatch);
+        CHECK(ok == (modes[b] == LOWP_RIGHT));
+        CHECK(v.nonfinite == (modes[b] == LOWP_RIGHT ? 0 : 6));
+        CHECK(ok || strstr(v.first_mismatch, "inf") != NULL);
+        kb_tensors_free(&t);
+    }
+    lowp_mode = LOWP_RIGHT;
+}
+
 /* The memory check (the first extra_bytes call) already sees --threads.
  * Last: the thread count stays set for the rest of the process. */
 static void threads_before_memory(run_result *res)
@@ -497,8 +696,8 @@ int main(void)
             fprintf(stderr, "%s has read_output but no write_input\n", b->name);
         CHECK(!b->read_output || b->write_input);
     }
-    static const kb_backend *const mine[] = {&wrong, &unwritten, &lazy,
-                                             &lazy_private, &private};
+    static const kb_backend *const mine[] = {
+        &wrong, &unwritten, &lazy, &lazy_private, &private, &lowp};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
         CHECK(kb_backend_register(mine[i]) == 0);
     onednn = kb_backend_find("onednn");
@@ -518,6 +717,8 @@ int main(void)
     idle_onednn(&res);
     honest_private(&res);
     mistrusted(&res, peaks);
+    low_precision(&res);
+    f16_overflow();
     threads_before_memory(&res);
 
     unlink(json);

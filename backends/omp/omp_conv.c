@@ -25,23 +25,26 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* The geometry an im2col packer needs.  src points at channel 0 of the
- * group in one image; element (c, z, y, x) of it is at
+ * group in one image, stored as dt; element (c, z, y, x) of it is at
  * c*c_stride + ((z*ih + y)*iw + x)*px_stride.  Dilations are effective
  * (1 = none). */
 typedef struct {
-    const float *src;
+    const void *src;
+    kb_dtype dt;
     int64_t c_stride, px_stride;
     int64_t cg;
     int64_t id, ih, iw, od, oh, ow, kd, kh, kw;
     int64_t sd, sh, sw, pd, ph, pw, dd, dh, dw;
 } conv_geom;
 
-static conv_geom geom_of(const kb_problem *p, const float *src)
+/* src: the image (and group) at element offset off of the src tensor. */
+static conv_geom geom_of(const kb_problem *p, const void *src, int64_t off)
 {
     const kb_conv_desc *d = &p->conv;
     bool nxc = p->layout == KB_LAYOUT_NXC;
     conv_geom q = {
-        .src = src,
+        .src = kb_omp_at(p->dt.src, src, off),
+        .dt = p->dt.src,
         .c_stride = nxc ? 1 : d->id * d->ih * d->iw,
         .px_stride = nxc ? d->ic : 1,
         .cg = d->ic / d->g,
@@ -125,23 +128,27 @@ static void taps_ncx(const conv_geom *q, int64_t first, int64_t n,
  * for at most KC). */
 enum { TAP_CHUNK = KB_OMP_KC };
 
+/* The packers' bodies are written once and instantiated per src storage
+ * type DT by KB_OMP_PER_DTYPE (omp_kernels.h): the f32 copy is the float
+ * loop, the others widen as they gather. */
+
 /* dst[0..n) = positions i.. of an output row segment whose valid input
- * positions are [lo, hi) of row (NULL: the whole segment is padding). */
-static void copy_run(const conv_geom *q, const float *row, int64_t ix0,
-                     int64_t lo, int64_t hi, int64_t i, int64_t n, float *dst)
+ * positions are [lo, hi) of the row at element offset row of src (row <
+ * 0: the whole segment is padding). */
+static inline __attribute__((always_inline)) void
+copy_run(kb_dtype DT, const conv_geom *q, int64_t row, int64_t ix0,
+         int64_t lo, int64_t hi, int64_t i, int64_t n, float *dst)
 {
-    int64_t a = row ? min64(n, max64(0, lo - i)) : n;
-    int64_t b = row ? max64(a, min64(n, hi - i)) : n;
+    int64_t a = row >= 0 ? min64(n, max64(0, lo - i)) : n;
+    int64_t b = row >= 0 ? max64(a, min64(n, hi - i)) : n;
     for (int64_t j = 0; j < a; j++)
         dst[j] = 0.0f;
-    if (q->sw == 1 && q->px_stride == 1 && b > a) {
-        const float *src = row + ix0 + i + a;   /* inside the row */
-        for (int64_t j = 0; j < b - a; j++)
-            dst[a + j] = src[j];
-    } else {
+    if (q->sw == 1 && q->px_stride == 1 && b > a)
+        kb_omp_widen(DT, q->src, row + ix0 + i + a, b - a, dst + a);
+    else
         for (int64_t j = a; j < b; j++)
-            dst[j] = row[(ix0 + (i + j) * q->sw) * q->px_stride];
-    }
+            dst[j] = kb_omp_elem(DT, q->src,
+                                 row + (ix0 + (i + j) * q->sw) * q->px_stride);
     for (int64_t j = b; j < n; j++)
         dst[j] = 0.0f;
 }
@@ -150,11 +157,10 @@ static void copy_run(const conv_geom *q, const float *row, int64_t ix0,
  * panel j holds rows x NR floats, tap-major.  For each tap it walks the
  * columns an output row segment at a time (bounds worked out once per
  * segment, not per panel) and cuts the segment at the panel edges. */
-static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
-                              int64_t c0, int64_t rows, int64_t cols,
-                              float *buf)
+static inline __attribute__((always_inline)) void
+pack_b_ncx_body(kb_dtype DT, const conv_geom *q, int64_t r0, int64_t c0,
+                int64_t rows, int64_t cols, float *buf)
 {
-    const conv_geom *q = op->ctx;
     conv_tap taps[TAP_CHUNK];
     int64_t padded = (cols + NR - 1) / NR * NR;
     for (int64_t k0 = 0; k0 < rows; k0 += TAP_CHUNK) {
@@ -162,7 +168,7 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
         taps_ncx(q, r0 + k0, kn, taps);
         for (int64_t k = 0; k < kn; k++) {
             const conv_tap *t = &taps[k];
-            const float *chan = q->src + t->c * q->c_stride;
+            int64_t chan = t->c * q->c_stride;
             float *bk = buf + (k0 + k) * NR;    /* tap k's row in panel 0 */
             pixel_pos p = pixel_of(q, c0);
             for (int64_t col = 0; col < cols;) {
@@ -170,8 +176,7 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
                 int64_t iz = p.oz * q->sd - q->pd + t->kz * q->dd;
                 int64_t iy = p.oy * q->sh - q->ph + t->ky * q->dh;
                 int64_t ix0 = p.ox * q->sw - q->pw + t->kx * q->dw;
-                const float *row = NULL;
-                int64_t lo = 0, hi = 0;
+                int64_t row = -1, lo = 0, hi = 0;
                 if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih) {
                     row = chan + (iz * q->ih + iy) * q->iw * q->px_stride;
                     /* i is valid when 0 <= ix0 + i*sw < iw */
@@ -180,7 +185,7 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
                 }
                 for (int64_t i = 0; i < seg;) {
                     int64_t cc = col + i, n = min64(seg - i, NR - cc % NR);
-                    copy_run(q, row, ix0, lo, hi, i, n,
+                    copy_run(DT, q, row, ix0, lo, hi, i, n,
                              bk + cc / NR * rows * NR + cc % NR);
                     i += n;
                 }
@@ -193,16 +198,23 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
     }
 }
 
+static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
+                              int64_t c0, int64_t rows, int64_t cols,
+                              float *buf)
+{
+    const conv_geom *q = op->ctx;
+    KB_OMP_PER_DTYPE(q->dt, pack_b_ncx_body, q, r0, c0, rows, cols, buf);
+}
+
 /* A packer for NXC: rows are output pixels, columns taps (NXC order,
  * channel fastest); panel i holds cols x MR floats, column-major.  A
  * pixel's channels for one kernel offset are contiguous in src, so each
  * pixel is gathered run by run along the columns and scattered down its
  * panel column, which stays in L1. */
-static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
-                              int64_t c0, int64_t rows, int64_t cols,
-                              float *buf)
+static inline __attribute__((always_inline)) void
+pack_a_nxc_body(kb_dtype DT, const conv_geom *q, int64_t r0, int64_t c0,
+                int64_t rows, int64_t cols, float *buf)
 {
-    const conv_geom *q = op->ctx;
     conv_tap first = tap_of(q, true, c0);
     pixel_pos p = pixel_of(q, r0);
     int64_t padded = (rows + MR - 1) / MR * MR;
@@ -221,10 +233,10 @@ static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
             int64_t ix = p.ox * q->sw - q->pw + t.kx * q->dw;
             if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih && ix >= 0 &&
                 ix < q->iw) {
-                const float *src = q->src +
-                    ((iz * q->ih + iy) * q->iw + ix) * q->px_stride + t.c;
+                int64_t src = ((iz * q->ih + iy) * q->iw + ix) * q->px_stride +
+                              t.c;
                 for (int64_t j = 0; j < n; j++)
-                    pa[(k + j) * MR] = src[j];
+                    pa[(k + j) * MR] = kb_omp_elem(DT, q->src, src + j);
             } else {
                 for (int64_t j = 0; j < n; j++)
                     pa[(k + j) * MR] = 0.0f;
@@ -244,74 +256,109 @@ static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
     }
 }
 
+static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
+                              int64_t c0, int64_t rows, int64_t cols,
+                              float *buf)
+{
+    const conv_geom *q = op->ctx;
+    KB_OMP_PER_DTYPE(q->dt, pack_a_nxc_body, q, r0, c0, rows, cols, buf);
+}
+
 int64_t kb_omp_conv_nxc_weight_elems(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
     return d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw;
 }
 
-/* out[g][tap*CG + c][k] = wei[g*KG + k][c][tap]. */
-void kb_omp_conv_reorder_weights(const kb_problem *p, const float *wei,
-                                 float *out)
+/* out[g][tap*CG + c][k] = wei[g*KG + k][c][tap], elements of the weights'
+ * storage type moved as they are. */
+void kb_omp_conv_reorder_weights(const kb_problem *p, const void *wei,
+                                 void *out)
 {
     const kb_conv_desc *d = &p->conv;
     int64_t cg = d->ic / d->g, kg = d->oc / d->g;
     int64_t taps = d->kd * d->kh * d->kw;
+    size_t es = kb_dtype_size(p->dt.wei);
     for (int64_t g = 0; g < d->g; g++)
         for (int64_t k = 0; k < kg; k++)
             for (int64_t c = 0; c < cg; c++)
                 for (int64_t t = 0; t < taps; t++)
-                    out[(g * taps * cg + t * cg + c) * kg + k] =
-                        wei[((g * kg + k) * cg + c) * taps + t];
+                    memcpy(kb_omp_at(p->dt.wei, out,
+                                     (g * taps * cg + t * cg + c) * kg + k),
+                           kb_omp_at(p->dt.wei, wei,
+                                     ((g * kg + k) * cg + c) * taps + t),
+                           es);
+}
+
+/* The GEMM of one image and group, by layout (omp_conv.c's header):
+ * m x n with K = red, C's strides and the bias's. */
+static void conv_gemm_shape(const kb_problem *p, kb_omp_gemm_args *a)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t kg = d->oc / d->g, out_px = d->od * d->oh * d->ow;
+    bool ncx = p->layout == KB_LAYOUT_NCX;
+    a->k = (d->ic / d->g) * d->kd * d->kh * d->kw;
+    a->m = ncx ? kg : out_px;
+    a->n = ncx ? out_px : kg;
+    a->rs_c = ncx ? out_px : d->oc;
+    a->cs_c = 1;
+    a->bias_rs = ncx ? 1 : 0;
+    a->bias_cs = ncx ? 0 : 1;
 }
 
 /* One image n, one group g, as a GEMM on the engine. */
 static void conv_gemm(const kb_problem *p, const kb_tensors *t,
-                      const float *wei_nxc, int64_t n, int64_t g,
+                      const void *wei_nxc, int64_t n, int64_t g,
                       const kb_omp_workspace *ws)
 {
     const kb_conv_desc *d = &p->conv;
     int64_t cg = d->ic / d->g, kg = d->oc / d->g;
     int64_t in_px = d->id * d->ih * d->iw, out_px = d->od * d->oh * d->ow;
     int64_t red = cg * d->kd * d->kh * d->kw;
-    const float *src = t->ptr[KB_ARG_SRC], *wei = t->ptr[KB_ARG_WEI];
-    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
-    float *dst = t->ptr[KB_ARG_DST];
+    const void *src = t->ptr[KB_ARG_SRC], *wei = t->ptr[KB_ARG_WEI];
+    kb_dtype sdt = p->dt.src, wdt = p->dt.wei;
     bool pw = kb_conv_is_pointwise(d);
-    kb_omp_gemm_args a = { .k = red, .alpha = 1.0f, .beta = 0.0f,
-                           .bias = bias ? bias + g * kg : NULL };
+    kb_omp_gemm_args a = { .alpha = 1.0f, .beta = 0.0f, .c_dt = p->dt.dst };
     conv_geom q;
 
+    conv_gemm_shape(p, &a);
+    if (kb_problem_has_bias(p))
+        a.bias = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA], g * kg);
     if (p->layout == KB_LAYOUT_NCX) {
-        q = geom_of(p, src + (n * d->ic + g * cg) * in_px);
-        a.m = kg;
-        a.n = out_px;
+        q = geom_of(p, src, (n * d->ic + g * cg) * in_px);
         a.a = (kb_omp_operand){ kb_omp_pack_a_strided,
-                                wei + g * kg * red, red, 1, NULL };
-        a.b = pw ? (kb_omp_operand){ kb_omp_pack_b_strided, q.src,
-                                     in_px, 1, NULL }
-                 : (kb_omp_operand){ pack_b_im2col_ncx, NULL, 0, 0, &q };
-        a.c = dst + (n * d->oc + g * kg) * out_px;
-        a.rs_c = out_px;
-        a.cs_c = 1;
-        a.bias_rs = 1;
-        a.bias_cs = 0;
+                                kb_omp_at(wdt, wei, g * kg * red), red, 1,
+                                NULL, wdt };
+        a.b = pw ? (kb_omp_operand){ kb_omp_pack_b_strided, q.src, in_px, 1,
+                                     NULL, sdt }
+                 : (kb_omp_operand){ pack_b_im2col_ncx, NULL, 0, 0, &q,
+                                     sdt };
+        a.c = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
+                        (n * d->oc + g * kg) * out_px);
     } else {
-        q = geom_of(p, src + n * in_px * d->ic + g * cg);
-        a.m = out_px;
-        a.n = kg;
-        a.a = pw ? (kb_omp_operand){ kb_omp_pack_a_strided, q.src,
-                                     d->ic, 1, NULL }
-                 : (kb_omp_operand){ pack_a_im2col_nxc, NULL, 0, 0, &q };
+        q = geom_of(p, src, n * in_px * d->ic + g * cg);
+        a.a = pw ? (kb_omp_operand){ kb_omp_pack_a_strided, q.src, d->ic, 1,
+                                     NULL, sdt }
+                 : (kb_omp_operand){ pack_a_im2col_nxc, NULL, 0, 0, &q,
+                                     sdt };
         a.b = (kb_omp_operand){ kb_omp_pack_b_strided,
-                                wei_nxc + g * red * kg, kg, 1, NULL };
-        a.c = dst + n * out_px * d->oc + g * kg;
-        a.rs_c = d->oc;
-        a.cs_c = 1;
-        a.bias_rs = 0;
-        a.bias_cs = 1;
+                                kb_omp_at(wdt, wei_nxc, g * red * kg), kg, 1,
+                                NULL, wdt };
+        a.c = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
+                        n * out_px * d->oc + g * kg);
     }
     kb_omp_gemm(&a, ws);
+}
+
+kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
+{
+    kb_omp_gemm_args a = {0};
+    conv_gemm_shape(p, &a);
+    bool ncx = p->layout == KB_LAYOUT_NCX;
+    return (kb_omp_ws_need){ ncx ? p->dt.wei : p->dt.src,
+                             ncx ? p->dt.src : p->dt.wei,
+                             kb_omp_gemm_acc_elems(a.m, a.n, a.k,
+                                                   p->dt.dst) };
 }
 
 /* ---- depthwise (CG == 1, any channel multiplier KG) ----
@@ -341,14 +388,17 @@ static void tap_ranges_of(const conv_geom *q, tap_ranges *r)
     }
 }
 
-/* NCX: output row (oz, oy) of channel oc of image n.  s is the input
- * channel's plane, w the channel's kd*kh*kw taps. */
-static void dw_row_ncx(const conv_geom *q, const tap_ranges *r,
-                       const float *s, const float *w, float b, int64_t oz,
-                       int64_t oy, float *orow)
+/* NCX: output columns [x0, x1) of row (oz, oy) of one channel, into
+ * acc[0 .. x1-x0) in f32.  s is the element offset of the input
+ * channel's plane in q->src, w that of the channel's kd*kh*kw taps in
+ * wei (stored as src is); instantiated per type DT. */
+static inline __attribute__((always_inline)) void
+dw_row_ncx_body(kb_dtype DT, const conv_geom *q, const tap_ranges *r,
+                int64_t s, const void *wei, int64_t w, float b, int64_t oz,
+                int64_t oy, int64_t x0, int64_t x1, float *acc)
 {
-    for (int64_t ox = 0; ox < q->ow; ox++)
-        orow[ox] = b;
+    for (int64_t ox = 0; ox < x1 - x0; ox++)
+        acc[ox] = b;
     for (int64_t kz = 0; kz < q->kd; kz++) {
         int64_t iz = oz * q->sd - q->pd + kz * q->dd;
         if (iz < 0 || iz >= q->id)
@@ -357,79 +407,118 @@ static void dw_row_ncx(const conv_geom *q, const tap_ranges *r,
             int64_t iy = oy * q->sh - q->ph + ky * q->dh;
             if (iy < 0 || iy >= q->ih)
                 continue;
-            const float *srow = s + (iz * q->ih + iy) * q->iw;
+            int64_t srow = s + (iz * q->ih + iy) * q->iw;
             for (int64_t kx = 0; kx < q->kw; kx++) {
-                float wv = w[(kz * q->kh + ky) * q->kw + kx];
+                float wv = kb_omp_elem(DT, wei, w + (kz * q->kh + ky) * q->kw +
+                                                kx);
                 int64_t ix0 = -q->pw + kx * q->dw, sw = q->sw;
+                int64_t lo = max64(r->lo[kx], x0), hi = min64(r->hi[kx], x1);
+                if (DT == KB_F32) {
+                    /* f32 as it always was; the widening loops below
+                     * vectorise where they can (f16's may not) */
+                    const float *s32 = q->src;
 #pragma omp simd
-                for (int64_t ox = r->lo[kx]; ox < r->hi[kx]; ox++)
-                    orow[ox] += wv * srow[ix0 + ox * sw];
+                    for (int64_t ox = lo; ox < hi; ox++)
+                        acc[ox - x0] += wv * s32[srow + ix0 + ox * sw];
+                } else {
+                    for (int64_t ox = lo; ox < hi; ox++)
+                        acc[ox - x0] += wv * kb_omp_elem(DT, q->src,
+                                                         srow + ix0 + ox * sw);
+                }
             }
         }
+    }
+}
+
+/* Columns a 16-bit output row is summed in (on the stack) before it is
+ * rounded; an f32 row is summed in place. */
+enum { DW_NCX_CHUNK = 512 };
+
+/* Output row (oz, oy) of one channel, at element offset o of dst. */
+static void dw_row_ncx(const conv_geom *q, const tap_ranges *r, int64_t s,
+                       const void *wei, int64_t w, float b, int64_t oz,
+                       int64_t oy, kb_dtype dst_dt, void *dst, int64_t o)
+{
+    if (dst_dt == KB_F32) {
+        KB_OMP_PER_DTYPE(q->dt, dw_row_ncx_body, q, r, s, wei, w, b, oz, oy,
+                         0, q->ow, (float *)dst + o);
+        return;
+    }
+    float acc[DW_NCX_CHUNK];
+    for (int64_t x0 = 0; x0 < q->ow; x0 += DW_NCX_CHUNK) {
+        int64_t x1 = min64(q->ow, x0 + DW_NCX_CHUNK);
+        KB_OMP_PER_DTYPE(q->dt, dw_row_ncx_body, q, r, s, wei, w, b, oz, oy,
+                         x0, x1, acc);
+        kb_omp_narrow(dst_dt, acc, x1 - x0, dst, o + x0);
     }
 }
 
 static void dw_ncx(const kb_problem *p, const kb_tensors *t, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
-    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC]);
+    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC], 0);
     int64_t kg = d->oc / d->g, taps = d->kd * d->kh * d->kw;
     int64_t in_plane = d->id * d->ih * d->iw, out_plane = d->od * d->oh * d->ow;
-    const float *wei = t->ptr[KB_ARG_WEI];
-    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
-    float *dst = t->ptr[KB_ARG_DST];
+    const void *wei = t->ptr[KB_ARG_WEI];
+    const void *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
     tap_ranges r;
     tap_ranges_of(&q, &r);
 
 #pragma omp parallel for collapse(2) schedule(static) num_threads(nthreads)
     for (int64_t n = 0; n < d->mb; n++)
         for (int64_t oc = 0; oc < d->oc; oc++) {
-            const float *s = q.src + (n * d->ic + oc / kg) * in_plane;
-            float *o = dst + (n * d->oc + oc) * out_plane;
+            int64_t s = (n * d->ic + oc / kg) * in_plane;
+            int64_t o = (n * d->oc + oc) * out_plane;
+            float b = bias ? kb_omp_elem(p->dt.dst, bias, oc) : 0.0f;
             for (int64_t oz = 0; oz < d->od; oz++)
                 for (int64_t oy = 0; oy < d->oh; oy++)
-                    dw_row_ncx(&q, &r, s, wei + oc * taps,
-                               bias ? bias[oc] : 0.0f,
-                               oz, oy, o + (oz * d->oh + oy) * d->ow);
+                    dw_row_ncx(&q, &r, s, wei, oc * taps, b, oz, oy,
+                               p->dt.dst, t->ptr[KB_ARG_DST],
+                               o + (oz * d->oh + oy) * d->ow);
         }
 }
 
 /* NXC: channels [c0, c0+cn) of output row (oz, oy) of image n, a pixel at
  * a time with the channel vector in registers.  wt holds the block's
- * weights tap-major (wt[tap*DW_CB + c]), so with KG == 1 the taps are
- * contiguous vectors in both operands.  wt and the row pointers live on
- * the stack, so the NXC loop takes kernels of up to DW_NXC_MAX_TAPS taps
- * (5x5x5; wt is then 32 KiB). */
+ * weights tap-major (wt[tap*DW_CB + c]) and bias its bias, both widened
+ * to f32, so with KG == 1 the taps are contiguous vectors in both
+ * operands.  wt and the row offsets live on the stack, so the NXC loop
+ * takes kernels of up to DW_NXC_MAX_TAPS taps (5x5x5; wt is then
+ * 32 KiB). */
 enum { DW_CB = 64, DW_NV = DW_CB / 16, DW_NXC_MAX_TAPS = 125 };
 
-/* acc[c] += w[c] * src channel of c, for the block's cn channels. */
-static void dw_tap(kb_v16sf acc[DW_NV], const float *w, const float *sp,
-                   int64_t c0, int64_t cn, int64_t kg)
+/* acc[c] += w[c] * src channel of c, for the block's cn channels; sp is
+ * the pixel's element offset in src (stored as DT). */
+static inline __attribute__((always_inline)) void
+dw_tap(kb_dtype DT, kb_v16sf acc[DW_NV], const float *w, const void *src,
+       int64_t sp, int64_t c0, int64_t cn, int64_t kg)
 {
     if (kg == 1 && cn == DW_CB) {
         for (int v = 0; v < DW_NV; v++) {
             kb_v16sf wv, sv;
             memcpy(&wv, w + 16 * v, sizeof wv);
-            memcpy(&sv, sp + c0 + 16 * v, sizeof sv);
+            kb_omp_widen(DT, src, sp + c0 + 16 * v, 16, (float *)&sv);
             acc[v] += wv * sv;
         }
         return;
     }
     float *a = (float *)acc;   /* a partial block, or a channel multiplier */
     for (int64_t c = 0; c < cn; c++)
-        a[c] += w[c] * sp[(c0 + c) / kg];
+        a[c] += w[c] * kb_omp_elem(DT, src, sp + (c0 + c) / kg);
 }
 
-static void dw_row_nxc(const kb_problem *p, const conv_geom *q,
-                       const float *img, const float *wt, const float *bias,
-                       int64_t c0, int64_t cn, int64_t oz, int64_t oy,
-                       float *orow)
+/* img: the image's element offset in q->src; the row goes to dst from
+ * element offset orow, rounded to dst_dt. */
+static inline __attribute__((always_inline)) void
+dw_row_nxc_body(kb_dtype DT, const kb_problem *p, const conv_geom *q,
+                int64_t img, const float *wt, const float *bias, int64_t c0,
+                int64_t cn, int64_t oz, int64_t oy, void *dst, int64_t orow)
 {
     const kb_conv_desc *d = &p->conv;
     int64_t kg = d->oc / d->g;
     /* The input rows the (kz, ky) taps of this output row fall on, once
      * per row rather than once per pixel. */
-    const float *rows[DW_NXC_MAX_TAPS];
+    int64_t rows[DW_NXC_MAX_TAPS];
     const float *wrow[DW_NXC_MAX_TAPS];
     int nrows = 0;
     for (int64_t kz = 0; kz < q->kd; kz++) {
@@ -445,27 +534,27 @@ static void dw_row_nxc(const kb_problem *p, const conv_geom *q,
     for (int64_t ox = 0; ox < q->ow; ox++) {
         kb_v16sf acc[DW_NV] = {{0}};
         if (bias)
-            memcpy(acc, bias + c0, (size_t)cn * sizeof(float));
+            memcpy(acc, bias, (size_t)cn * sizeof(float));
         for (int r = 0; r < nrows; r++)
             for (int64_t kx = 0; kx < q->kw; kx++) {
                 int64_t ix = ox * q->sw - q->pw + kx * q->dw;
                 if (ix >= 0 && ix < q->iw)
-                    dw_tap(acc, wrow[r] + kx * DW_CB, rows[r] + ix * d->ic,
-                           c0, cn, kg);
+                    dw_tap(DT, acc, wrow[r] + kx * DW_CB, q->src,
+                           rows[r] + ix * d->ic, c0, cn, kg);
             }
-        memcpy(orow + ox * d->oc + c0, acc, (size_t)cn * sizeof(float));
+        kb_omp_narrow(p->dt.dst, (const float *)acc, cn, dst,
+                      orow + ox * d->oc + c0);
     }
 }
 
 static void dw_nxc(const kb_problem *p, const kb_tensors *t, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
-    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC]);
+    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC], 0);
     int64_t taps = d->kd * d->kh * d->kw;
     int64_t nblocks = ceil_div(d->oc, DW_CB);
-    const float *wei = t->ptr[KB_ARG_WEI];
-    const float *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
-    float *dst = t->ptr[KB_ARG_DST];
+    const void *wei = t->ptr[KB_ARG_WEI];
+    const void *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
 
 #pragma omp parallel for collapse(2) schedule(static) num_threads(nthreads)
     for (int64_t row = 0; row < d->mb * d->od * d->oh; row++)
@@ -475,13 +564,18 @@ static void dw_nxc(const kb_problem *p, const kb_tensors *t, int nthreads)
             int64_t cn = min64(DW_CB, d->oc - c0);
             /* rebuilt per row because that is small next to the row's
              * work */
-            float wt[DW_NXC_MAX_TAPS * DW_CB];
+            float wt[DW_NXC_MAX_TAPS * DW_CB], bf[DW_CB];
             for (int64_t k = 0; k < taps; k++)
                 for (int64_t c = 0; c < cn; c++)
-                    wt[k * DW_CB + c] = wei[(c0 + c) * taps + k];
-            dw_row_nxc(p, &q, q.src + n * d->id * d->ih * d->iw * d->ic, wt,
-                       bias, c0, cn, oz, oy,
-                       dst + ((n * d->od + oz) * d->oh + oy) * d->ow * d->oc);
+                    wt[k * DW_CB + c] = kb_omp_elem(p->dt.wei, wei,
+                                                    (c0 + c) * taps + k);
+            if (bias)
+                kb_omp_widen(p->dt.dst, bias, c0, cn, bf);
+            KB_OMP_PER_DTYPE(q.dt, dw_row_nxc_body, p, &q,
+                             n * d->id * d->ih * d->iw * d->ic, wt,
+                             bias ? bf : NULL, c0, cn, oz, oy,
+                             t->ptr[KB_ARG_DST],
+                             ((n * d->od + oz) * d->oh + oy) * d->ow * d->oc);
         }
 }
 
@@ -497,7 +591,7 @@ kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p)
 }
 
 void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
-                 const float *wei_nxc, const kb_omp_workspace *ws,
+                 const void *wei_nxc, const kb_omp_workspace *ws,
                  int nthreads)
 {
     const kb_conv_desc *d = &p->conv;

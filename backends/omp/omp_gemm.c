@@ -1,15 +1,19 @@
-/* omp_gemm.c - the blocked fp32 GEMM engine (BLIS layering) and the GEMM
- * kernel of the omp backend.
+/* omp_gemm.c - the blocked GEMM engine (BLIS layering) and the GEMM
+ * kernel of the omp backend, for operands stored as f32, bf16 or f16 and
+ * a C stored as any of them, always accumulating in f32.
  *
  * Loop order, outermost first, each loop in its own function:
- *   gemm_thread     one thread's rectangle of C (threads tile C in 2D)
+ *   kb_omp_gemm     one thread's rectangle of C (threads tile C in 2D)
  *   loop_jc         NC-wide column blocks of the rectangle
  *   loop_pc         KC-deep slices of K; packs the KC x NC block of B
  *   loop_ic         MC-high row blocks; packs the MC x KC block of A
  *   macro_kernel    NR x MR micro-tiles of the block
- *   ukernel_8x32    one MR x NR tile, accumulated in registers */
+ *   uk->kernel      one MR x NR tile, accumulated in registers (the
+ *                   micro-kernel chosen at start-up, omp_ukernels.c) */
 #include "omp_kernels.h"
+#include "omp_ukernel_f32_8x32.h"
 
+#include <assert.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,38 +26,49 @@ enum { MR = KB_OMP_MR, NR = KB_OMP_NR, KC = KB_OMP_KC, MC = KB_OMP_MC,
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* ---- packers for strided matrices ---- */
+/* ---- packers for strided matrices ----
+ * Each body is written once and instantiated per storage type DT by
+ * KB_OMP_PER_DTYPE, so the f32 copy is the plain float loop. */
 
-void kb_omp_pack_a_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
-                           int64_t rows, int64_t cols, float *buf)
+static inline __attribute__((always_inline)) void
+pack_a_body(kb_dtype DT, const kb_omp_operand *op, int64_t r0, int64_t c0,
+            int64_t rows, int64_t cols, float *buf)
 {
     for (int64_t ip = 0; ip < rows; ip += MR) {
         int64_t mr = min64(MR, rows - ip);
-        const float *a = op->ptr + (r0 + ip) * op->rs + c0 * op->cs;
+        int64_t a = (r0 + ip) * op->rs + c0 * op->cs;
         for (int64_t k = 0; k < cols; k++, buf += MR) {
             int64_t i = 0;
             for (; i < mr; i++)
-                buf[i] = a[i * op->rs + k * op->cs];
+                buf[i] = kb_omp_elem(DT, op->base, a + i * op->rs +
+                                                   k * op->cs);
             for (; i < MR; i++)
                 buf[i] = 0.0f;
         }
     }
 }
 
-void kb_omp_pack_b_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
+void kb_omp_pack_a_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
                            int64_t rows, int64_t cols, float *buf)
+{
+    KB_OMP_PER_DTYPE(op->dt, pack_a_body, op, r0, c0, rows, cols, buf);
+}
+
+static inline __attribute__((always_inline)) void
+pack_b_body(kb_dtype DT, const kb_omp_operand *op, int64_t r0, int64_t c0,
+            int64_t rows, int64_t cols, float *buf)
 {
     for (int64_t jp = 0; jp < cols; jp += NR) {
         int64_t nr = min64(NR, cols - jp);
-        const float *b = op->ptr + r0 * op->rs + (c0 + jp) * op->cs;
+        int64_t b = r0 * op->rs + (c0 + jp) * op->cs;
         if (op->rs == 1 && op->cs != 1) {
             /* Transposed B: each column is contiguous in k, so read
              * columns and scatter into the L1-resident panel rather than
              * gathering NR strided elements for every k. */
             for (int64_t j = 0; j < nr; j++) {
-                const float *col = b + j * op->cs;
+                int64_t col = b + j * op->cs;
                 for (int64_t k = 0; k < rows; k++)
-                    buf[k * NR + j] = col[k];
+                    buf[k * NR + j] = kb_omp_elem(DT, op->base, col + k);
             }
             for (int64_t j = nr; j < NR; j++)
                 for (int64_t k = 0; k < rows; k++)
@@ -62,152 +77,266 @@ void kb_omp_pack_b_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
             continue;
         }
         for (int64_t k = 0; k < rows; k++, buf += NR) {
-            const float *row = b + k * op->rs;
+            int64_t row = b + k * op->rs;
             int64_t j = 0;
             if (op->cs == 1) {          /* the common case: a contiguous row */
-                memcpy(buf, row, (size_t)nr * sizeof(float));
+                kb_omp_widen(DT, op->base, row, nr, buf);
                 j = nr;
             }
             for (; j < nr; j++)
-                buf[j] = row[j * op->cs];
+                buf[j] = kb_omp_elem(DT, op->base, row + j * op->cs);
             for (; j < NR; j++)
                 buf[j] = 0.0f;
         }
     }
 }
 
-/* ---- micro-kernel ---- */
+void kb_omp_pack_b_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
+                           int64_t rows, int64_t cols, float *buf)
+{
+    KB_OMP_PER_DTYPE(op->dt, pack_b_body, op, r0, c0, rows, cols, buf);
+}
 
-/* How one micro-tile is written back: C = alpha*acc + beta*C + bias. */
+/* ---- writing a micro-tile back ---- */
+
+/* A matrix in memory: element (i, j) of type dt at base[i*rs + j*cs]. */
 typedef struct {
-    float alpha, beta;         /* beta == 0: C is not read */
-    const float *bias;         /* already offset to the tile, or NULL */
+    kb_dtype dt;
+    void *base;
+    int64_t rs, cs;
+} mview;
+
+static mview mview_at(mview v, int64_t i, int64_t j)
+{
+    v.base = kb_omp_at(v.dt, v.base, i * v.rs + j * v.cs);
+    return v;
+}
+
+/* How one KC slice's micro-tile is written: out = alpha*acc + beta*in +
+ * bias.  The first slice reads C (beta, bias as asked); later ones read
+ * the partial sums (beta 1, no bias).  The last slice writes C, rounding
+ * once to its type; earlier ones write the partial sums, which are C
+ * itself when C is f32 and the f32 workspace otherwise. */
+typedef struct {
+    float alpha, beta;         /* beta == 0: in is not read */
+    mview in, out;             /* already offset to the block */
+    const void *bias;          /* stored as C is; offset likewise, or NULL */
+    kb_dtype bias_dt;
     int64_t bias_rs, bias_cs;
 } tile_update;
 
-/* acc[MR][NR] = sum over k of a[k][0..MR) (outer) b[k][0..NR).  a and b
- * are packed micro-panels, 64-byte aligned.  The accumulators are an
- * array indexed by compile-time constants only, so gcc keeps all 16 in
- * registers. */
-static void ukernel_8x32(int64_t kc, const float *restrict a,
-                         const float *restrict b, v16sf acc[MR][NV])
+static inline tile_update tile_update_at(const tile_update *u, int64_t i,
+                                         int64_t j)
 {
-    v16sf c[MR][NV];
-    for (int i = 0; i < MR; i++)
-        for (int v = 0; v < NV; v++)
-            c[i][v] = (v16sf){0};
-    for (int64_t k = 0; k < kc; k++, a += MR, b += NR) {
-        v16sf b0 = *(const v16sf *)b;
-        v16sf b1 = *(const v16sf *)(b + 16);
-#pragma GCC unroll 8
-        for (int i = 0; i < MR; i++) {
-            v16sf ai = (v16sf){0} + a[i];   /* broadcast */
-            c[i][0] += ai * b0;
-            c[i][1] += ai * b1;
-        }
-    }
-    memcpy(acc, c, sizeof(c));
+    tile_update t = *u;
+    t.in = mview_at(u->in, i, j);
+    t.out = mview_at(u->out, i, j);
+    if (u->bias)
+        t.bias = kb_omp_at(u->bias_dt, u->bias,
+                           i * u->bias_rs + j * u->bias_cs);
+    return t;
 }
 
-/* Write the m x n corner (m <= MR, n <= NR) of acc into C. */
-static void tile_store(v16sf acc[MR][NV], int64_t m, int64_t n,
-                       float *c, int64_t rs_c, int64_t cs_c,
-                       const tile_update *u)
+/* The element-wise store, specialised per (in, out, bias) type: the all
+ * f32 copy is the float loop it always was. */
+static inline __attribute__((always_inline)) void
+tile_store_elems(kb_dtype IN, kb_dtype OUT, kb_dtype BIAS,
+                 const float *t, int64_t m, int64_t n,
+                 const tile_update *u)
 {
-    const float *t = (const float *)acc;
-    if (m == MR && n == NR && cs_c == 1 && !u->bias) {
-        /* Full tile, contiguous rows: whole vectors. */
-        for (int i = 0; i < MR; i++) {
+    for (int64_t i = 0; i < m; i++) {
+        for (int64_t j = 0; j < n; j++) {
+            float r = u->alpha * t[i * NR + j];
+            if (u->beta != 0.0f)
+                r += u->beta * kb_omp_elem(IN, u->in.base,
+                                           i * u->in.rs + j * u->in.cs);
+            if (u->bias)
+                r += kb_omp_elem(BIAS, u->bias,
+                                 i * u->bias_rs + j * u->bias_cs);
+            kb_omp_store_elem(OUT, u->out.base,
+                              i * u->out.rs + j * u->out.cs, r);
+        }
+    }
+}
+
+/* The m x n corner of acc element by element: tile edges. */
+static void tile_store_corner(const float *t, int64_t m, int64_t n,
+                              const tile_update *u)
+{
+    if (u->in.dt == KB_F32 && u->out.dt == KB_F32 &&
+        (!u->bias || u->bias_dt == KB_F32))
+        tile_store_elems(KB_F32, KB_F32, KB_F32, t, m, n, u);
+    else
+        tile_store_elems(u->in.dt, u->out.dt, u->bias_dt, t, m, n, u);
+}
+
+/* Full-width rows (n == NR, contiguous) with a bias, or 16-bit types:
+ * 16 at a time, widened on the way in and rounded on the way out; a bias
+ * per row (bias_cs == 0) or per contiguous column. */
+static void tile_store_rows(v16sf acc[][NV], int64_t m,
+                            const tile_update *u)
+{
+    for (int64_t i = 0; i < m; i++) {
+        for (int v = 0; v < NV; v++) {
+            v16sf r = u->alpha * acc[i][v], t;
+            if (u->beta != 0.0f) {
+                kb_omp_widen(u->in.dt, u->in.base, i * u->in.rs + 16 * v, 16,
+                             (float *)&t);
+                r += u->beta * t;
+            }
+            if (u->bias && u->bias_cs == 0) {
+                r += kb_omp_elem(u->bias_dt, u->bias, i * u->bias_rs);
+            } else if (u->bias) {
+                kb_omp_widen(u->bias_dt, u->bias, i * u->bias_rs + 16 * v,
+                             16, (float *)&t);
+                r += t;
+            }
+            kb_omp_narrow(u->out.dt, (const float *)&r, 16, u->out.base,
+                          i * u->out.rs + 16 * v);
+        }
+    }
+}
+
+/* Write the m x n corner (m <= the kernel's mr, n <= NR) of acc; inline
+ * in the macro-kernel, so full f32 tiles go from the kernel's registers
+ * to C. */
+static inline __attribute__((always_inline)) void
+tile_store(v16sf acc[][NV], int64_t m, int64_t n, const tile_update *u)
+{
+    bool reads = u->beta != 0.0f;
+    bool rows = n == NR && (!reads || u->in.cs == 1) && u->out.cs == 1;
+    bool f32 = (!reads || u->in.dt == KB_F32) && u->out.dt == KB_F32;
+    if (rows && f32 && !u->bias) {
+        /* Full-width rows, contiguous f32: whole vectors. */
+        for (int64_t i = 0; i < m; i++) {
             for (int v = 0; v < NV; v++) {
                 v16sf r = u->alpha * acc[i][v], old;
-                float *cp = c + i * rs_c + 16 * v;
-                if (u->beta != 0.0f) {
-                    memcpy(&old, cp, sizeof(old));
+                float *in = (float *)u->in.base + i * u->in.rs + 16 * v;
+                float *out = (float *)u->out.base + i * u->out.rs + 16 * v;
+                if (reads) {
+                    memcpy(&old, in, sizeof(old));
                     r += u->beta * old;
                 }
-                memcpy(cp, &r, sizeof(r));
+                memcpy(out, &r, sizeof(r));
             }
         }
         return;
     }
-    for (int64_t i = 0; i < m; i++) {
-        for (int64_t j = 0; j < n; j++) {
-            float *cp = c + i * rs_c + j * cs_c;
-            float r = u->alpha * t[i * NR + j];
-            if (u->beta != 0.0f)
-                r += u->beta * *cp;
-            if (u->bias)
-                r += u->bias[i * u->bias_rs + j * u->bias_cs];
-            *cp = r;
-        }
+    if (rows && (!u->bias || u->bias_cs <= 1)) {
+        tile_store_rows(acc, m, u);
+        return;
     }
+    tile_store_corner((const float *)acc, m, n, u);
 }
 
 /* ---- the loops ---- */
 
-/* Assumes: pa holds ceil(mc/MR) packed A micro-panels of depth kc, pb
- * ceil(nc/NR) packed B micro-panels of depth kc, both zero-padded past
+/* What every loop of one GEMM shares: the operands, the micro-kernel,
+ * and where the partial sums between KC slices live (C, or the f32
+ * workspace when C is not f32). */
+typedef struct {
+    const kb_omp_gemm_args *g;
+    const kb_omp_ukernel *uk;
+    mview c, partial;
+} gemm_ctx;
+
+/* One thread's packing buffers: f32 panels, and the kernel's own format
+ * made of them when it has one (NULL otherwise). */
+typedef struct {
+    float *a, *b;
+    uint32_t *apairs, *bpairs;
+} thread_bufs;
+
+/* Assumes: pa holds ceil(mc/mr) packed A micro-panels (mr = the kernel's
+ * rows) of depth kd (in the kernel's format, esize bytes per element), pb
+ * ceil(nc/NR) packed B micro-panels likewise, both zero-padded past
  * mc/nc, so every micro-kernel call computes a full tile and only the
- * store clips.  c points at C[ic, jc]; bias (if any) likewise offset. */
-static void macro_kernel(const kb_omp_gemm_args *g, int64_t mc, int64_t nc,
-                         int64_t kc, const float *pa, const float *pb,
-                         float *c, const tile_update *u)
+ * store clips.  u is offset to C[ic, jc]. */
+static inline __attribute__((always_inline)) void
+macro_body(const gemm_ctx *x, int64_t mc, int64_t nc, int64_t kc,
+           const char *pa, const char *pb, const tile_update *u,
+           kb_omp_ukernel_fn kernel)
 {
-    v16sf acc[MR][NV] __attribute__((aligned(64)));
+    v16sf acc[KB_OMP_MR_MAX][NV] __attribute__((aligned(64)));
+    int64_t mr = x->uk->mr;
+    int64_t kd = kb_omp_kdepth(x->uk, kc);
+    int64_t esize = x->uk->to_pairs_a ? 2 : (int64_t)sizeof(float);
     for (int64_t jr = 0; jr < nc; jr += NR) {
-        const float *b = pb + jr * kc;
-        for (int64_t ir = 0; ir < mc; ir += MR) {
-            tile_update tu = *u;
-            if (u->bias)
-                tu.bias = u->bias + ir * u->bias_rs + jr * u->bias_cs;
-            ukernel_8x32(kc, pa + ir * kc, b, acc);
-            tile_store(acc, min64(MR, mc - ir), min64(NR, nc - jr),
-                       c + ir * g->rs_c + jr * g->cs_c, g->rs_c, g->cs_c,
-                       &tu);
+        const char *b = pb + jr * kd * esize;
+        for (int64_t ir = 0; ir < mc; ir += mr) {
+            tile_update tu = tile_update_at(u, ir, jr);
+            kernel(kc, pa + ir * kd * esize, b, acc);
+            tile_store(acc, min64(mr, mc - ir), min64(NR, nc - jr), &tu);
         }
     }
 }
 
-static void loop_ic(const kb_omp_gemm_args *g, int64_t m0, int64_t m1,
-                    int64_t pc, int64_t kc, int64_t jc, int64_t nc,
-                    const float *pb, float *abuf, const tile_update *u)
+/* The f32 kernel is called by name, so that it inlines into the loop (as
+ * it did when it was the only one); the others through the table. */
+static void macro_kernel(const gemm_ctx *x, int64_t mc, int64_t nc,
+                         int64_t kc, const char *pa, const char *pb,
+                         const tile_update *u)
 {
+    if (x->uk->kernel == kb_omp_ukernel_f32_8x32)
+        macro_body(x, mc, nc, kc, pa, pb, u, kb_omp_f32_8x32_body);
+    else
+        macro_body(x, mc, nc, kc, pa, pb, u, x->uk->kernel);
+}
+
+static void loop_ic(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t pc,
+                    int64_t kc, int64_t jc, int64_t nc, const void *pb,
+                    const thread_bufs *tb, const tile_update *u)
+{
+    const kb_omp_gemm_args *g = x->g;
     for (int64_t ic = m0; ic < m1; ic += MC) {
         int64_t mc = min64(MC, m1 - ic);
-        tile_update tu = *u;
-        if (u->bias)
-            tu.bias = u->bias + ic * u->bias_rs + jc * u->bias_cs;
-        g->a.pack(&g->a, ic, pc, mc, kc, abuf);
-        macro_kernel(g, mc, nc, kc, abuf, pb,
-                     g->c + ic * g->rs_c + jc * g->cs_c, &tu);
+        tile_update tu = tile_update_at(u, ic, jc);
+        const void *pa = tb->a;
+        g->a.pack(&g->a, ic, pc, mc, kc, tb->a);
+        if (x->uk->to_pairs_a) {
+            x->uk->to_pairs_a(tb->a, MR, mc, kc, kb_omp_kdepth(x->uk, kc),
+                              tb->apairs);
+            pa = tb->apairs;
+        }
+        macro_kernel(x, mc, nc, kc, pa, pb, &tu);
     }
 }
 
 /* The first KC slice applies beta and the bias; later slices add to the
- * C they left.  k == 0 still runs one (empty) slice, so C = beta*C. */
-static void loop_pc(const kb_omp_gemm_args *g, int64_t m0, int64_t m1,
-                    int64_t jc, int64_t nc, float *abuf, float *bbuf)
+ * partial sums the earlier ones left; the last writes C.  k == 0 still
+ * runs one (empty) slice, so C = beta*C. */
+static void loop_pc(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t jc,
+                    int64_t nc, const thread_bufs *tb)
 {
+    const kb_omp_gemm_args *g = x->g;
     int64_t pc = 0;
     do {
         int64_t kc = min64(KC, g->k - pc);
-        tile_update u = { g->alpha, g->beta, g->bias, g->bias_rs,
-                          g->bias_cs };
+        bool last = pc + kc >= g->k;
+        tile_update u = { g->alpha, g->beta, x->c, last ? x->c : x->partial,
+                          g->bias, g->c_dt, g->bias_rs, g->bias_cs };
         if (pc > 0) {
             u.beta = 1.0f;
+            u.in = x->partial;
             u.bias = NULL;
         }
-        g->b.pack(&g->b, pc, jc, kc, nc, bbuf);
-        loop_ic(g, m0, m1, pc, kc, jc, nc, bbuf, abuf, &u);
+        const void *pb = tb->b;
+        g->b.pack(&g->b, pc, jc, kc, nc, tb->b);
+        if (x->uk->to_pairs_b) {
+            x->uk->to_pairs_b(tb->b, NR, nc, kc, kb_omp_kdepth(x->uk, kc),
+                              tb->bpairs);
+            pb = tb->bpairs;
+        }
+        loop_ic(x, m0, m1, pc, kc, jc, nc, pb, tb, &u);
         pc += kc;
     } while (pc < g->k);
 }
 
-static void loop_jc(const kb_omp_gemm_args *g, int64_t m0, int64_t m1,
-                    int64_t n0, int64_t n1, float *abuf, float *bbuf)
+static void loop_jc(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t n0,
+                    int64_t n1, const thread_bufs *tb)
 {
     for (int64_t jc = n0; jc < n1; jc += NC)
-        loop_pc(g, m0, m1, jc, min64(NC, n1 - jc), abuf, bbuf);
+        loop_pc(x, m0, m1, jc, min64(NC, n1 - jc), tb);
 }
 
 /* ---- small M: a few rows of A against all of B ----
@@ -231,9 +360,9 @@ static void small_m_rows(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
     const kb_omp_operand *a = &g->a, *b = &g->b;
     memset(acc, 0, (size_t)(g->m * w) * sizeof(float));
     for (int64_t k = 0; k < g->k; k++) {
-        const float *brow = b->ptr + k * b->rs + j0;
+        const float *brow = (const float *)b->base + k * b->rs + j0;
         for (int64_t i = 0; i < g->m; i++) {
-            float aik = a->ptr[i * a->rs + k * a->cs];
+            float aik = ((const float *)a->base)[i * a->rs + k * a->cs];
             float *ci = acc + i * w;
 #pragma omp simd
             for (int64_t j = 0; j < w; j++)
@@ -251,11 +380,11 @@ static void small_m_dots(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
     const kb_omp_operand *a = &g->a, *b = &g->b;
     memset(acc, 0, (size_t)(g->m * w) * sizeof(float));
     for (int64_t j = 0; j < w; j++) {
-        const float *bt = b->ptr + (j0 + j) * b->cs;
+        const float *bt = (const float *)b->base + (j0 + j) * b->cs;
         for (int64_t k0 = 0; k0 < g->k; k0 += SMALL_W) {
             int64_t kn = min64(SMALL_W, g->k - k0);
             for (int64_t i = 0; i < g->m; i++) {
-                const float *ai = a->ptr + i * a->rs + k0;
+                const float *ai = (const float *)a->base + i * a->rs + k0;
                 float s = 0.0f;
 #pragma omp simd reduction(+ : s)
                 for (int64_t k = 0; k < kn; k++)
@@ -271,7 +400,7 @@ static void small_m_store(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
                           const float *acc)
 {
     for (int64_t i = 0; i < g->m; i++) {
-        float *c = g->c + i * g->rs_c + j0 * g->cs_c;
+        float *c = (float *)g->c + i * g->rs_c + j0 * g->cs_c;
         for (int64_t j = 0; j < w; j++) {
             float r = g->alpha * acc[i * w + j];
             if (g->beta != 0.0f)
@@ -282,14 +411,16 @@ static void small_m_store(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
 }
 
 /* Which small-M kernel suits g, or NULL for the packed engine.  Both
- * read A and B in place, so both must be strided matrices: an im2col
- * operand (conv) has no memory to read. */
+ * read A and B in place, so both must be strided matrices (an im2col
+ * operand (conv) has no memory to read) of f32, as C must be: 16-bit
+ * types go through the packed engine, which widens them. */
 typedef void (*small_m_fn)(const kb_omp_gemm_args *, int64_t, int64_t,
                            float *);
 static small_m_fn small_m_kernel(const kb_omp_gemm_args *g)
 {
     if (g->m >= MR || g->bias || g->a.pack != kb_omp_pack_a_strided ||
-        g->b.pack != kb_omp_pack_b_strided)
+        g->b.pack != kb_omp_pack_b_strided || g->a.dt != KB_F32 ||
+        g->b.dt != KB_F32 || g->c_dt != KB_F32)
         return NULL;
     if (g->b.cs == 1)
         return small_m_rows;
@@ -361,44 +492,105 @@ void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
         small_m(g, ws, kernel);
         return;
     }
+    gemm_ctx x = { g, kb_omp_ukernel_for(g->a.dt, g->b.dt),
+                   { g->c_dt, g->c, g->rs_c, g->cs_c },
+                   { g->c_dt, g->c, g->rs_c, g->cs_c } };
+    if (kb_omp_gemm_acc_elems(g->m, g->n, g->k, g->c_dt) > 0) {
+        assert(ws->acc_elems >= g->m * g->n);
+        x.partial = (mview){ KB_F32, ws->acc, g->n, 1 };
+    }
+    assert(!x.uk->to_pairs_a || ws->apairs);
     int tm = pick_tm(g, ws->nthreads), tn = ws->nthreads / tm;
 #pragma omp parallel num_threads(ws->nthreads)
     {
         int t = omp_get_thread_num();
+        thread_bufs tb = { ws->abuf[t], ws->bbuf[t],
+                           ws->apairs ? ws->apairs[t] : NULL,
+                           ws->bpairs ? ws->bpairs[t] : NULL };
         /* Fewer threads than asked for: the missing ones' rectangles are
          * done by thread 0 below, so every element is still written. */
         int nt = omp_get_num_threads();
+        if (x.uk->thread_begin)
+            x.uk->thread_begin();
         for (int r = t; r < ws->nthreads; r += nt) {
             int64_t m0, m1, n0, n1;
             split(g->m, MR, tm, r / tn, &m0, &m1);
             split(g->n, NR, tn, r % tn, &n0, &n1);
             if (m0 < m1 && n0 < n1)
-                loop_jc(g, m0, m1, n0, n1, ws->abuf[t], ws->bbuf[t]);
+                loop_jc(&x, m0, m1, n0, n1, &tb);
         }
+        if (x.uk->thread_end)
+            x.uk->thread_end();
     }
 }
 
 /* ---- workspace ---- */
 
-size_t kb_omp_workspace_bytes(int nthreads)
+int64_t kb_omp_gemm_acc_elems(int64_t m, int64_t n, int64_t k,
+                              kb_dtype c_dt)
 {
-    return (size_t)nthreads * ((size_t)MC * KC + (size_t)KC * NC) *
-           sizeof(float);
+    return c_dt != KB_F32 && k > KC ? m * n : 0;
 }
 
-int kb_omp_workspace_init(kb_omp_workspace *ws, int nthreads)
+/* Whether need's operands take the chosen kernel's pair panels. */
+static bool needs_pairs(const kb_omp_ws_need *need)
 {
-    ws->nthreads = nthreads;
+    return kb_omp_ukernel_for(need->a_dt, need->b_dt)->to_pairs_a != NULL;
+}
+
+/* Per thread: f32 panels, and pair panels (16-bit elements, so half the
+ * bytes) when needed. */
+static size_t thread_bytes(const kb_omp_ws_need *need)
+{
+    size_t f32 = ((size_t)MC * KC + (size_t)KC * NC) * sizeof(float);
+    return needs_pairs(need) ? f32 + f32 / 2 : f32;
+}
+
+size_t kb_omp_workspace_bytes_for(int nthreads, const kb_omp_ws_need *need)
+{
+    return (size_t)nthreads * thread_bytes(need) +
+           (size_t)need->acc_elems * sizeof(float);
+}
+
+/* 64-byte aligned; aligned_alloc wants a multiple of 64 bytes. */
+static void *alloc64(size_t bytes)
+{
+    return aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+
+int kb_omp_workspace_init_for(kb_omp_workspace *ws, int nthreads,
+                              const kb_omp_ws_need *need)
+{
+    bool pairs = needs_pairs(need);
+    *ws = (kb_omp_workspace){ .nthreads = nthreads };
     ws->abuf = calloc((size_t)nthreads, sizeof(float *));
     ws->bbuf = calloc((size_t)nthreads, sizeof(float *));
     if (!ws->abuf || !ws->bbuf)
         goto err;
+    if (pairs) {
+        ws->apairs = calloc((size_t)nthreads, sizeof(uint32_t *));
+        ws->bpairs = calloc((size_t)nthreads, sizeof(uint32_t *));
+        if (!ws->apairs || !ws->bpairs)
+            goto err;
+    }
     for (int t = 0; t < nthreads; t++) {
-        /* Sizes are multiples of 64 bytes, as aligned_alloc requires. */
-        ws->abuf[t] = aligned_alloc(64, (size_t)MC * KC * sizeof(float));
-        ws->bbuf[t] = aligned_alloc(64, (size_t)KC * NC * sizeof(float));
+        ws->abuf[t] = alloc64((size_t)MC * KC * sizeof(float));
+        ws->bbuf[t] = alloc64((size_t)KC * NC * sizeof(float));
         if (!ws->abuf[t] || !ws->bbuf[t])
             goto err;
+        if (pairs) {
+            /* a pair of bf16 per uint32: half the f32 panels' bytes */
+            ws->apairs[t] = alloc64((size_t)MC * KC * 2);
+            ws->bpairs[t] = alloc64((size_t)KC * NC * 2);
+            if (!ws->apairs[t] || !ws->bpairs[t])
+                goto err;
+        }
+    }
+    if (need->acc_elems > 0) {
+        ws->acc = alloc64((size_t)need->acc_elems * sizeof(float));
+        if (!ws->acc)
+            goto err;
+        ws->acc_elems = need->acc_elems;
     }
     return 0;
 err:
@@ -408,16 +600,21 @@ err:
 
 void kb_omp_workspace_free(kb_omp_workspace *ws)
 {
-    for (int t = 0; t < ws->nthreads; t++) {
-        if (ws->abuf)
-            free(ws->abuf[t]);
-        if (ws->bbuf)
-            free(ws->bbuf[t]);
+    float **bufs[] = { ws->abuf, ws->bbuf };
+    uint32_t **pairs[] = { ws->apairs, ws->bpairs };
+    for (int t = 0; t < ws->nthreads; t++)
+        for (int i = 0; i < 2; i++) {
+            if (bufs[i])
+                free(bufs[i][t]);
+            if (pairs[i])
+                free(pairs[i][t]);
+        }
+    for (int i = 0; i < 2; i++) {
+        free(bufs[i]);
+        free(pairs[i]);
     }
-    free(ws->abuf);
-    free(ws->bbuf);
-    ws->abuf = ws->bbuf = NULL;
-    ws->nthreads = 0;
+    free(ws->acc);
+    *ws = (kb_omp_workspace){0};
 }
 
 /* ---- the GEMM kernel ---- */
@@ -430,12 +627,21 @@ void kb_omp_gemm_problem(const kb_problem *p, const kb_tensors *t,
     const kb_gemm_desc *d = &p->gemm;
     kb_omp_gemm_args g = {
         .m = d->m, .n = d->n, .k = d->k,
-        .a = { kb_omp_pack_a_strided, t->ptr[KB_ARG_SRC],
-               d->ta ? 1 : d->k, d->ta ? d->m : 1, NULL },
-        .b = { kb_omp_pack_b_strided, t->ptr[KB_ARG_WEI],
-               d->tb ? 1 : d->n, d->tb ? d->k : 1, NULL },
-        .c = t->ptr[KB_ARG_DST], .rs_c = d->n, .cs_c = 1,
-        .alpha = (float)d->alpha, .beta = (float)d->beta,
+        .a = { kb_omp_pack_a_strided, t->ptr[KB_ARG_SRC], d->ta ? 1 : d->k,
+               d->ta ? d->m : 1, NULL, p->dt.src },
+        .b = { kb_omp_pack_b_strided, t->ptr[KB_ARG_WEI], d->tb ? 1 : d->n,
+               d->tb ? d->k : 1, NULL, p->dt.wei },
+        .c_dt = p->dt.dst, .c = t->ptr[KB_ARG_DST], .rs_c = d->n,
+        .cs_c = 1, .alpha = (float)d->alpha, .beta = (float)d->beta,
     };
     kb_omp_gemm(&g, ws);
+}
+
+/* What kb_omp_gemm_problem's GEMM needs of the workspace. */
+kb_omp_ws_need kb_omp_gemm_problem_need(const kb_problem *p)
+{
+    const kb_gemm_desc *d = &p->gemm;
+    return (kb_omp_ws_need){ p->dt.src, p->dt.wei,
+                             kb_omp_gemm_acc_elems(d->m, d->n, d->k,
+                                                   p->dt.dst) };
 }

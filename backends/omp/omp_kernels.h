@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/convert.h"
 #include "kernels/problem.h"
 #include "kernels/tensors.h"
 
@@ -24,9 +25,12 @@
  * MC: the MC x KC packed A block (192 KiB) stays in the 1 MiB L2.
  * NC: the KC x NC packed B block (2 MiB) is per thread; two threads' worth
  *   stay well inside the 32 MiB L3.
- * MC must be a multiple of MR and NC of NR. */
+ * MR_MAX: the most rows a micro-kernel's tile has (AMX's: 16, two of
+ *   the packers' MR-row panels).
+ * MC must be a multiple of MR_MAX and NC of NR. */
 enum {
     KB_OMP_MR = 8,
+    KB_OMP_MR_MAX = 16,
     KB_OMP_NR = 32,
     KB_OMP_KC = 256,
     KB_OMP_MC = 192,
@@ -38,23 +42,187 @@ enum {
  * moves. */
 typedef float kb_v16sf __attribute__((vector_size(64)));
 
+/* ---- micro-kernels (omp_ukernels.c holds the table) ---- */
+
+/* acc (uk->mr rows of NR floats) = the kc-deep product of one packed A
+ * micro-panel (uk->mr rows) and one packed B micro-panel (NR columns):
+ * f32 panels, or the panels that the entry's to_pairs made of them. */
+typedef void (*kb_omp_ukernel_fn)(int64_t kc, const void *a, const void *b,
+                                  kb_v16sf acc[][KB_OMP_NR / 16]);
+
+/* Rewrites the packed f32 micro-panels of one block (ceil(extent/width)
+ * panels of width MR or NR, depth kc) into out in the kernel's format,
+ * kd = kb_omp_kdepth(uk, kc) deep (zero past kc): 2*kd bytes per panel
+ * row or column; A's may regroup the rows into uk->mr-row panels (zero
+ * rows past the block). */
+typedef void (*kb_omp_to_pairs_fn)(const float *panels, int64_t width,
+                                   int64_t extent, int64_t kc, int64_t kd,
+                                   uint32_t *out);
+
+/* One table entry: how operands of storage type dt are multiplied. */
+typedef struct {
+    const char *isa;           /* KBENCH_OMP_UKERNEL's name for it */
+    const char *name;          /* describe()'s words for it */
+    kb_dtype dt;               /* storage type of both operands */
+    bool (*available)(void);   /* this CPU can run it; NULL: any CPU */
+    kb_omp_ukernel_fn kernel;
+    /* NULL: the kernel reads the f32 panels; else A's and B's rewrite,
+     * kpad the multiple of k they are padded to */
+    kb_omp_to_pairs_fn to_pairs_a, to_pairs_b;
+    int kpad;
+    /* Per thread, around its share of one GEMM, or NULL (AMX's tile
+     * configuration: another library in the process may change it
+     * between GEMMs) */
+    void (*thread_begin)(void), (*thread_end)(void);
+    /* f16 only: widens contiguous runs for the packers and rounds them
+     * for the stores; NULL elsewhere */
+    void (*widen_f16)(const uint16_t *src, int64_t n, float *dst);
+    void (*narrow_f16)(const float *src, int64_t n, uint16_t *dst);
+    int mr, nr;                /* the kernel's tile: mr a multiple of MR */
+} kb_omp_ukernel;
+
+/* The entry for operands stored as a_dt and b_dt, chosen once at
+ * start-up: for bf16 x bf16 or f16 x f16 the first entry of that type
+ * whose CPU test passes (or the one KBENCH_OMP_UKERNEL names), else the
+ * f32 kernel on widened panels.  Cannot fail. */
+const kb_omp_ukernel *kb_omp_ukernel_for(kb_dtype a_dt, kb_dtype b_dt);
+/* NULL, or why KBENCH_OMP_UKERNEL's value was refused (prepare() fails
+ * with it rather than timing a kernel that was not asked for). */
+const char *kb_omp_ukernel_env_error(void);
+
+/* The depth a kc-deep panel has in the kernel's format. */
+static inline int64_t kb_omp_kdepth(const kb_omp_ukernel *uk, int64_t kc)
+{
+    return uk->to_pairs_a ? (kc + uk->kpad - 1) / uk->kpad * uk->kpad : kc;
+}
+
 /* One GEMM operand as the engine sees it.  pack() copies the block of
  * rows [r0, r0+rows) and columns [c0, c0+cols) into buf, in the engine's
  * packed format: for A (rows = M side) MR-row micro-panels, each stored
  * k-major with MR values per k; for B (rows = K side) NR-column
  * micro-panels, each stored k-major with NR values per k.  Rows/columns
  * past the block's end inside the last micro-panel are written as zero.
- * Packers cannot fail. */
+ * Whatever the storage type dt, packed panels hold f32 (widening bf16
+ * and f16 is exact); a micro-kernel that wants another format converts
+ * the packed block (kb_omp_ukernel's to_pairs_a, to_pairs_b).  Packers
+ * cannot fail. */
 typedef struct kb_omp_operand kb_omp_operand;
 typedef void (*kb_omp_pack_fn)(const kb_omp_operand *op, int64_t r0,
                                int64_t c0, int64_t rows, int64_t cols,
                                float *buf);
 struct kb_omp_operand {
     kb_omp_pack_fn pack;
-    const float *ptr;          /* strided packers: (r,c) at ptr[r*rs + c*cs] */
+    const void *base;          /* strided packers: (r,c) at base[r*rs + c*cs] */
     int64_t rs, cs;
     const void *ctx;           /* packer-specific geometry (convolution) */
+    kb_dtype dt;               /* storage type of the elements: f32, bf16,
+                                  f16; last, so that an initializer that
+                                  leaves it out means f32 (0) */
 };
+
+/* Element off of an array stored as dt, widened to f32 (exact).  Packers
+ * call it with a constant dt (KB_OMP_PER_DTYPE below), so the switch is
+ * resolved at compile time and the f32 loop is a plain load. */
+static inline float kb_omp_elem(kb_dtype dt, const void *base, int64_t off)
+{
+    switch (dt) {
+    case KB_BF16:
+        return kb_bf16_to_f32(((const uint16_t *)base)[off]);
+    case KB_F16:
+        return kb_f16_to_f32(((const uint16_t *)base)[off]);
+    default:
+        return ((const float *)base)[off];
+    }
+}
+
+/* base advanced by off elements of dt (f32, bf16 or f16). */
+static inline void *kb_omp_at(kb_dtype dt, const void *base, int64_t off)
+{
+    return (char *)base + off * (dt == KB_F32 ? 4 : 2);
+}
+
+/* dst[0..n) = the n contiguous elements from base[off], widened; f16
+ * goes through the start-up choice's vector conversion (F16C). */
+void kb_omp_widen_f16(const uint16_t *src, int64_t n, float *dst);
+static inline void kb_omp_widen(kb_dtype dt, const void *base, int64_t off,
+                                int64_t n, float *dst)
+{
+    const uint16_t *h = (const uint16_t *)base + off;
+    switch (dt) {
+    case KB_BF16:
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = kb_bf16_to_f32(h[j]);
+        return;
+    case KB_F16:
+        kb_omp_widen_f16(h, n, dst);
+        return;
+    default:   /* a loop, not memcpy: runs are a panel wide, too short
+                  for a library call to pay */
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = ((const float *)base)[off + j];
+    }
+}
+
+/* base[off] = v rounded to nearest even to dt (f16: inf past its range). */
+static inline void kb_omp_store_elem(kb_dtype dt, void *base, int64_t off,
+                                     float v)
+{
+    switch (dt) {
+    case KB_BF16:
+        ((uint16_t *)base)[off] = kb_f32_to_bf16(v);
+        return;
+    case KB_F16:
+        ((uint16_t *)base)[off] = kb_f32_to_f16(v);
+        return;
+    default:
+        ((float *)base)[off] = v;
+    }
+}
+
+/* kb_f32_to_bf16 without a branch (NaN selected by a mask), so that a
+ * loop of it vectorises: the same result for every input. */
+static inline uint16_t kb_omp_bf16_rne(float f)
+{
+    uint32_t x = kb_f32_bits(f);
+    uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    uint32_t nan = 0u - (uint32_t)((x & 0x7fffffffu) > 0x7f800000u);
+    return (uint16_t)((((x >> 16) | 0x40u) & nan) | (rounded & ~nan));
+}
+
+/* dst[0..n) = src rounded to f16 by the start-up choice (F16C's
+ * vcvtps2ph, or kb_f32_to_f16; both round to nearest even, overflow to
+ * inf, keep subnormals). */
+void kb_omp_narrow_f16(const float *src, int64_t n, uint16_t *dst);
+
+/* base[off .. off+n) = src[0..n) rounded to dt. */
+static inline void kb_omp_narrow(kb_dtype dt, const float *src, int64_t n,
+                                 void *base, int64_t off)
+{
+    uint16_t *h = (uint16_t *)base + off;
+    switch (dt) {
+    case KB_BF16:
+        for (int64_t j = 0; j < n; j++)
+            h[j] = kb_omp_bf16_rne(src[j]);
+        return;
+    case KB_F16:
+        kb_omp_narrow_f16(src, n, h);
+        return;
+    default:
+        memcpy((float *)base + off, src, (size_t)n * sizeof(float));
+    }
+}
+
+/* Runs BODY(dt_const, ...) with the storage type dt as a compile-time
+ * constant: the one switch a packer makes per panel, so each type gets
+ * its own specialised copy of an always_inline body. */
+#define KB_OMP_PER_DTYPE(dt, BODY, ...)                                 \
+    do {                                                                \
+        switch (dt) {                                                   \
+        case KB_BF16: BODY(KB_BF16, __VA_ARGS__); break;                \
+        case KB_F16: BODY(KB_F16, __VA_ARGS__); break;                  \
+        default: BODY(KB_F32, __VA_ARGS__); break;                      \
+        }                                                               \
+    } while (0)
 
 /* Packers for a plain strided matrix, in A and B format. */
 void kb_omp_pack_a_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
@@ -62,33 +230,59 @@ void kb_omp_pack_a_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
 void kb_omp_pack_b_strided(const kb_omp_operand *op, int64_t r0, int64_t c0,
                            int64_t rows, int64_t cols, float *buf);
 
-/* C = alpha * A * B + beta * C + bias.  beta == 0 means C is not read (it
- * may hold NaN).  bias, when not NULL, adds bias[i*bias_rs + j*bias_cs] to
- * C[i,j] (a per-row bias has bias_cs == 0, a per-column one bias_rs == 0). */
+/* C = alpha * A * B + beta * C + bias, accumulated in f32 and rounded
+ * (to nearest even) once to C's storage type c_dt (f32, bf16 or f16).
+ * beta == 0 means C is not read (it may hold NaN).  bias, when not NULL,
+ * adds bias[i*bias_rs + j*bias_cs] (stored as c_dt, as a bias takes the
+ * dst type) to C[i,j] (a per-row bias has bias_cs == 0, a per-column one
+ * bias_rs == 0).  A and B may have different storage types; the
+ * micro-kernel is the start-up choice for their type when they have the
+ * same (kb_omp_ukernel_for), else the f32 one on widened panels. */
 typedef struct {
     int64_t m, n, k;
     kb_omp_operand a, b;
-    float *c;
+    kb_dtype c_dt;             /* 0 (f32) when left out */
+    void *c;
     int64_t rs_c, cs_c;
     float alpha, beta;
-    const float *bias;
+    const void *bias;
     int64_t bias_rs, bias_cs;
 } kb_omp_gemm_args;
 
-/* Per-thread packing buffers, allocated once per plan (untimed). */
+/* Per-thread packing buffers and, for a C that is not f32, the f32
+ * partial sums between KC slices; allocated once per plan (untimed). */
 typedef struct {
     int nthreads;
     float **abuf;              /* nthreads x MC*KC floats */
     float **bbuf;              /* nthreads x KC*NC floats */
+    uint32_t **apairs;         /* to_pairs_a's panels, or NULL */
+    uint32_t **bpairs;         /* to_pairs_b's */
+    float *acc;                /* acc_elems floats, or NULL */
+    int64_t acc_elems;
 } kb_omp_workspace;
 
-/* Bytes kb_omp_workspace_init allocates for nthreads. */
-size_t kb_omp_workspace_bytes(int nthreads);
+/* What one plan's GEMMs need beyond the f32 panels: pair panels when
+ * both operands are bf16 and the chosen micro-kernel takes them, and
+ * acc_elems >= kb_omp_gemm_acc_elems() of every GEMM it runs. */
+typedef struct {
+    kb_dtype a_dt, b_dt;
+    int64_t acc_elems;
+} kb_omp_ws_need;
+
+/* f32 partial sums a GEMM of m x n x k with C stored as c_dt needs: m*n
+ * when C is not f32 and K takes more than one KC slice, else 0. */
+int64_t kb_omp_gemm_acc_elems(int64_t m, int64_t n, int64_t k,
+                              kb_dtype c_dt);
+
+/* Bytes kb_omp_workspace_init_for allocates. */
+size_t kb_omp_workspace_bytes_for(int nthreads, const kb_omp_ws_need *need);
 /* Returns 0, or -1 (out of memory) with nothing left allocated. */
-int kb_omp_workspace_init(kb_omp_workspace *ws, int nthreads);
+int kb_omp_workspace_init_for(kb_omp_workspace *ws, int nthreads,
+                              const kb_omp_ws_need *need);
 void kb_omp_workspace_free(kb_omp_workspace *ws);
 
-/* Run one GEMM with ws->nthreads OpenMP threads.  Cannot fail. */
+/* Run one GEMM with ws->nthreads OpenMP threads; ws was sized for it
+ * (kb_omp_ws_need).  Cannot fail. */
 void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws);
 
 /* The ways a convolution is computed (omp_conv.c states each one's
@@ -102,23 +296,45 @@ typedef enum {
 } kb_omp_conv_path;
 kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p);
 
-/* Kernel entry points over the host tensors of p (f32).  Each cannot
- * fail once prepared.  nthreads >= 1 (OpenMP's num_threads must be
- * positive).  conv: ws and wei_nxc (the weight reorder, see
- * kb_omp_conv_reorder_weights) are read only on the GEMM path, wei_nxc
- * only for NXC; there ws->nthreads == nthreads. */
+/* Kernel entry points over the host tensors of p (f32, or bf16/f16 as
+ * p->dt says).  Each cannot fail once prepared.  nthreads >= 1
+ * (OpenMP's num_threads must be positive).  conv: ws and wei_nxc (the
+ * weight reorder, see kb_omp_conv_reorder_weights) are read only on the
+ * GEMM path, wei_nxc only for NXC; there ws->nthreads == nthreads. */
 void kb_omp_gemm_problem(const kb_problem *p, const kb_tensors *t,
                          const kb_omp_workspace *ws);
 void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
-                 const float *wei_nxc, const kb_omp_workspace *ws,
+                 const void *wei_nxc, const kb_omp_workspace *ws,
                  int nthreads);
 void kb_omp_bnorm(const kb_problem *p, const kb_tensors *t, int nthreads);
+/* bnorm's data types: the activations all f32, bf16 or f16. */
+bool kb_omp_bnorm_supports(const kb_dts *dt);
+
+/* What the workspace of kb_omp_gemm_problem and of kb_omp_conv's GEMM
+ * path must hold for p. */
+kb_omp_ws_need kb_omp_gemm_problem_need(const kb_problem *p);
+kb_omp_ws_need kb_omp_conv_need(const kb_problem *p);
 
 /* NXC convolution multiplies by the weights as [G][T*R*S*C/G][K/G]
  * (channel fastest in the reduction, as NXC stores src).  Elements of
- * that buffer, and the reorder itself, done in prepare(). */
+ * that buffer (stored as the weights are), and the reorder itself, done
+ * in prepare(). */
 int64_t kb_omp_conv_nxc_weight_elems(const kb_problem *p);
-void kb_omp_conv_reorder_weights(const kb_problem *p, const float *wei,
-                                 float *out);
+void kb_omp_conv_reorder_weights(const kb_problem *p, const void *wei,
+                                 void *out);
+
+/* Backward convolution (BWD_D, BWD_W, BWD_WB; omp_conv_bwd*.c): its plan,
+ * made in prepare(), holds the way chosen and that way's buffers. */
+typedef struct kb_omp_conv_bwd_plan kb_omp_conv_bwd_plan;
+/* Its data types: one for every tensor, f32, bf16 or f16. */
+bool kb_omp_conv_bwd_supports(const kb_dts *dt);
+/* Bytes kb_omp_conv_bwd_prepare allocates for p and nthreads. */
+size_t kb_omp_conv_bwd_extra_bytes(const kb_problem *p, int nthreads);
+/* Keeps t (the host tensors) and rearranges its weights.  Returns 0, or
+ * -1 (out of memory) with *out NULL and nothing left allocated. */
+int kb_omp_conv_bwd_prepare(const kb_problem *p, const kb_tensors *t,
+                            int nthreads, kb_omp_conv_bwd_plan **out);
+void kb_omp_conv_bwd(const kb_omp_conv_bwd_plan *pl);   /* cannot fail */
+void kb_omp_conv_bwd_free(kb_omp_conv_bwd_plan *pl);    /* NULL: nothing */
 
 #endif

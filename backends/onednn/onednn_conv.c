@@ -1,6 +1,7 @@
-/* onednn_conv.c - forward convolution (2D and 3D, groups, dilation) as a
- * oneDNN primitive that chooses its own memory formats. */
-#include "onednn_internal.h"
+/* onednn_conv.c - convolution (2D and 3D, groups, dilation): the
+ * geometry every pass shares, and the forward pass as a oneDNN primitive
+ * that chooses its own memory formats. */
+#include "onednn_conv.h"
 
 /* Right padding that makes oneDNN's output size equal ours: kbench pads
  * symmetrically and floors, so the high side may need less. */
@@ -10,21 +11,33 @@ static dnnl_dim_t pad_right(int64_t in, int64_t out, int64_t k, int64_t s,
     return (out - 1) * s - in + (k - 1) * (d0 + 1) + 1 - pl;
 }
 
-int dn_build_conv(dn_plan *pl, const kb_tensors *host, char *err, size_t len)
+/* A plain descriptor in d->user[a] (and d->user[diff], its gradient's)
+ * and one in format any in *any.  Returns 0, or -1 with err. */
+static int conv_md(const kb_problem *p, dn_desc *d, kb_arg a, kb_arg diff, int nd,
+                   const dnnl_dim_t *dims, dnnl_format_tag_t tag,
+                   dnnl_memory_desc_t *any, char *err, size_t len)
 {
-    const kb_conv_desc *c = &pl->p.conv;
-    const bool is3d = c->ndims == 3, grouped = c->g > 1;
-    const bool nxc = pl->p.layout == KB_LAYOUT_NXC;
-    const bool bias = kb_problem_has_bias(&pl->p);
-    const int nd = is3d ? 5 : 4;
-    dnnl_engine_t eng;
-    dnnl_stream_t strm;
-    dnnl_memory_desc_t src_md, wei_md, bia_md, dst_md, src_any, wei_any, dst_any;
-    dnnl_convolution_desc_t cd;
-    dnnl_primitive_desc_t pd = NULL;
-
-    if (dn_engine(&eng, &strm, err, len))
+    dnnl_data_type_t t = dn_dtype(kb_arg_dtype(p, a));
+    if (dn_check(dnnl_memory_desc_init_by_tag(&d->user[a], nd, dims, t, tag),
+                 "memory desc", err, len) ||
+        dn_check(dnnl_memory_desc_init_by_tag(any, nd, dims, t,
+                                              a == KB_ARG_BIA ? tag
+                                                              : dnnl_format_tag_any),
+                 "memory desc (any)", err, len))
         return -1;
+    d->user[diff] = d->user[a];
+    return 0;
+}
+
+/* Fill g and the plain layouts of every conv tensor in d->user.
+ * Returns 0, or -1 with err. */
+static int conv_geom(const kb_problem *p, dn_conv_geom *g, dn_desc *d, char *err,
+                     size_t len)
+{
+    const kb_conv_desc *c = &p->conv;
+    const bool is3d = c->ndims == 3, grouped = c->g > 1;
+    const bool nxc = p->layout == KB_LAYOUT_NXC;
+    const int nd = is3d ? 5 : 4;
 
     /* Logical dims in oneDNN's order; 2D problems drop the depth. */
     dnnl_dims_t src_dims = {c->mb, c->ic, c->id, c->ih, c->iw};
@@ -37,68 +50,59 @@ int dn_build_conv(dn_plan *pl, const kb_tensors *host, char *err, size_t len)
     dnnl_dims_t pad_r = {pad_right(c->id, c->od, c->kd, c->sd, c->dd, c->pd),
                          pad_right(c->ih, c->oh, c->kh, c->sh, c->dh, c->ph),
                          pad_right(c->iw, c->ow, c->kw, c->sw, c->dw, c->pw)};
+    int sp0 = is3d ? 0 : 1;   /* 2D: skip the depth entries */
     if (!is3d) {
-        /* Shift the spatial arrays so H, W come first. */
         src_dims[2] = c->ih, src_dims[3] = c->iw;
         dst_dims[2] = c->oh, dst_dims[3] = c->ow;
         wei_dims[3] = c->kh, wei_dims[4] = c->kw;
-        for (int i = 0; i < 2; i++) {
-            strides[i] = strides[i + 1];
-            dilates[i] = dilates[i + 1];
-            pad_l[i] = pad_l[i + 1];
-            pad_r[i] = pad_r[i + 1];
-        }
+    }
+    for (int i = 0; i < 3 - sp0; i++) {
+        g->strides[i] = strides[i + sp0];
+        g->dilates[i] = dilates[i + sp0];
+        g->pad_l[i] = pad_l[i + sp0];
+        g->pad_r[i] = pad_r[i + sp0];
     }
     /* Ungrouped weights are [K, C, (T,) R, S]: drop the leading G. */
-    dnnl_dim_t *wd = grouped ? wei_dims : wei_dims + 1;
+    const dnnl_dim_t *wd = grouped ? wei_dims : wei_dims + 1;
     int wnd = grouped ? nd + 1 : nd;
     dnnl_format_tag_t act_tag = is3d ? (nxc ? dnnl_ndhwc : dnnl_ncdhw)
                                      : (nxc ? dnnl_nhwc : dnnl_nchw);
     dnnl_format_tag_t wei_tag = grouped ? (is3d ? dnnl_goidhw : dnnl_goihw)
                                         : (is3d ? dnnl_oidhw : dnnl_oihw);
 
-    if (dn_check(dnnl_memory_desc_init_by_tag(&src_md, nd, src_dims, dnnl_f32, act_tag),
-                 "src md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_tag(&dst_md, nd, dst_dims, dnnl_f32, act_tag),
-                 "dst md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_tag(&wei_md, wnd, wd, dnnl_f32, wei_tag),
-                 "weights md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_tag(&bia_md, 1, bia_dims, dnnl_f32, dnnl_a),
-                 "bias md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_tag(&src_any, nd, src_dims, dnnl_f32,
-                                              dnnl_format_tag_any), "src md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_tag(&dst_any, nd, dst_dims, dnnl_f32,
-                                              dnnl_format_tag_any), "dst md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_tag(&wei_any, wnd, wd, dnnl_f32,
-                                              dnnl_format_tag_any), "weights md", err, len))
-        return -1;
-    if (dn_check(dnnl_dilated_convolution_forward_desc_init(
-                     &cd, dnnl_forward_inference, dnnl_convolution_direct, &src_any,
-                     &wei_any, bias ? &bia_md : NULL, &dst_any, strides, dilates,
-                     pad_l, pad_r),
-                 "convolution desc", err, len) ||
-        dn_check(dnnl_primitive_desc_create(&pd, &cd, NULL, eng, NULL),
-                 "convolution primitive desc", err, len))
-        return -1;
+    return conv_md(p, d, KB_ARG_SRC, KB_ARG_DIFF_SRC, nd, src_dims, act_tag, &g->src,
+                   err, len) ||
+           conv_md(p, d, KB_ARG_DST, KB_ARG_DIFF_DST, nd, dst_dims, act_tag, &g->dst,
+                   err, len) ||
+           conv_md(p, d, KB_ARG_WEI, KB_ARG_DIFF_WEI, wnd, wd, wei_tag, &g->wei,
+                   err, len) ||
+           conv_md(p, d, KB_ARG_BIA, KB_ARG_DIFF_BIA, 1, bia_dims, dnnl_a, &g->bia,
+                   err, len)
+               ? -1
+               : 0;
+}
 
-    int rc = dn_bind(pl, KB_ARG_SRC, DNNL_ARG_SRC, &src_md, host->ptr[KB_ARG_SRC],
-                     dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0), false,
-                     err, len);
-    if (!rc)
-        rc = dn_bind(pl, KB_ARG_WEI, DNNL_ARG_WEIGHTS, &wei_md, host->ptr[KB_ARG_WEI],
-                     dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0),
-                     false, err, len);
-    if (!rc && bias)
-        rc = dn_bind(pl, KB_ARG_BIA, DNNL_ARG_BIAS, &bia_md, host->ptr[KB_ARG_BIA],
-                     dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1),
-                     false, err, len);
-    if (!rc)
-        rc = dn_bind(pl, KB_ARG_DST, DNNL_ARG_DST, &dst_md, host->ptr[KB_ARG_DST],
-                     dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), true,
-                     err, len);
-    if (rc) {
-        dnnl_primitive_desc_destroy(pd);
+int dn_conv_fwd_pd(const kb_problem *p, const dn_conv_geom *g, dnnl_prop_kind_t prop,
+                   bool bias, const char *what, dnnl_primitive_desc_t *pd,
+                   char *err, size_t len)
+{
+    dnnl_convolution_desc_t cd;
+    if (dn_check(dnnl_dilated_convolution_forward_desc_init(
+                     &cd, prop, dnnl_convolution_direct, &g->src, &g->wei,
+                     bias ? &g->bia : NULL, &g->dst, g->strides, g->dilates,
+                     g->pad_l, g->pad_r),
+                 "convolution forward desc", err, len))
         return -1;
-    }
-    return dn_create_primitive(pl, pd, err, len);
+    return dn_pd_create(pd, &cd, NULL, NULL, p, what, err, len);
+}
+
+int dn_conv_desc(const kb_problem *p, dn_desc *d, char *err, size_t len)
+{
+    dn_conv_geom g;
+    if (conv_geom(p, &g, d, err, len))
+        return -1;
+    if (kb_dir_is_backward(p->dir))
+        return dn_conv_bwd_desc(p, &g, d, err, len);
+    return dn_conv_fwd_pd(p, &g, dnnl_forward_inference, kb_problem_has_bias(p),
+                          "convolution forward", &d->pd, err, len);
 }

@@ -1,11 +1,13 @@
 /* openblas_backend.c - the vendor CPU BLAS: GEMM through cblas_?gemm and
- * convolution as the classic explicit im2col / vol2col followed by sgemm.
+ * convolution (every direction) as explicit im2col / vol2col or col2im
+ * around sgemm (openblas_conv.c, openblas_conv_bwd.c).
  *
  * The transform is part of the timed work (it is what a GEMM-based
  * framework pays on every call); its workspace is reported through
  * extra_bytes.  1x1 stride-1 unpadded convolutions skip it: the input
  * already is the column matrix.  Batchnorm is not a BLAS operation. */
 #include "openblas_backend.h"
+#include "openblas_internal.h"
 
 #include <cblas.h>
 #include <stdlib.h>
@@ -13,12 +15,15 @@
 #include <strings.h>
 #include <stdio.h>
 
-typedef struct {
-    kb_problem p;
-    kb_tensors host;
-    float *col;                /* im2col workspace, NULL when not needed */
-    int64_t col_rows, col_cols;
-} ob_plan;
+/* Why bf16 and f16 are SKIPPED: the backend calls only cblas_sgemm and
+ * cblas_dgemm, having nothing narrower to call. */
+static const char *const no_half_gemm[] = {
+    [KB_BF16] = "openblas has no bf16 path: cblas_sbgemm exists only in an "
+                "OpenBLAS built with BUILD_BFLOAT16, which Debian's 0.3.21 "
+                "is not (it exports no sbgemm)",
+    [KB_F16] = "openblas has no f16 path: OpenBLAS 0.3.21 has no "
+               "half-precision GEMM",
+};
 
 static bool ob_supports(const kb_problem *p, char *why, size_t len)
 {
@@ -26,15 +31,16 @@ static bool ob_supports(const kb_problem *p, char *why, size_t len)
         snprintf(why, len, "OpenBLAS offers no batch normalization");
         return false;
     }
+    if (kb_dts_has(&p->dt, KB_BF16) || kb_dts_has(&p->dt, KB_F16)) {
+        snprintf(why, len, "%s",
+                 no_half_gemm[kb_dts_has(&p->dt, KB_BF16) ? KB_BF16 : KB_F16]);
+        return false;
+    }
     if (p->kind == KB_GEMM) {
         if (kb_dts_all(&p->dt, KB_F32) || kb_dts_all(&p->dt, KB_F64))
             return true;   /* cblas_sgemm and cblas_dgemm */
         snprintf(why, len, "openblas GEMM is cblas_sgemm/cblas_dgemm: f32 "
                  "and f64 only");
-        return false;
-    }
-    if (kb_dir_is_backward(p->dir)) {
-        snprintf(why, len, "openblas has no %s pass", kb_dir_name(p->dir));
         return false;
     }
     if (!kb_dts_all(&p->dt, KB_F32)) {
@@ -48,16 +54,13 @@ static bool ob_supports(const kb_problem *p, char *why, size_t len)
     return true;
 }
 
-/* Column matrix of one image and group: (C/G * T * R * S) rows by
- * (O * P * Q) columns. */
+/* Column matrix of one image and group, the same for every direction. */
 static size_t ob_extra_bytes(const kb_problem *p)
 {
     if (p->kind != KB_CONV || kb_conv_is_pointwise(&p->conv))
         return 0;
-    const kb_conv_desc *c = &p->conv;
-    size_t rows = (size_t)(c->ic / c->g) * c->kd * c->kh * c->kw;
-    size_t cols = (size_t)c->od * c->oh * c->ow;
-    return rows * cols * sizeof(float);
+    return (size_t)ob_col_rows(&p->conv) * (size_t)ob_col_cols(&p->conv) *
+           sizeof(float);
 }
 
 static int ob_prepare(const kb_problem *p, const kb_tensors *host, void **plan,
@@ -72,82 +75,16 @@ static int ob_prepare(const kb_problem *p, const kb_tensors *host, void **plan,
     pl->host = *host;
     size_t bytes = ob_extra_bytes(p);
     if (bytes) {
-        const kb_conv_desc *c = &p->conv;
-        pl->col_rows = (c->ic / c->g) * c->kd * c->kh * c->kw;
-        pl->col_cols = c->od * c->oh * c->ow;
         pl->col = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
         if (!pl->col) {
-            snprintf(err, len, "openblas: cannot allocate %zu bytes of im2col workspace",
-                     bytes);
+            snprintf(err, len, "openblas: cannot allocate %zu bytes of "
+                     "column-matrix workspace", bytes);
             free(pl);
             return -1;
         }
     }
     *plan = pl;
     return 0;
-}
-
-/* vol2col of image n, group g: row (c, t, r, s), column (o, p, q) holds
- * the input element that weight tap meets at that output point, or 0 in
- * the padding.  2D problems are the D = T = 1 case. */
-static void im2col(const kb_conv_desc *c, const float *src, int64_t n,
-                   int64_t g, float *col)
-{
-    const int64_t cg = c->ic / c->g;
-    const int64_t ncols = c->od * c->oh * c->ow;
-    const int64_t nrows = cg * c->kd * c->kh * c->kw;
-
-#pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < nrows; row++) {
-        int64_t s = row % c->kw, r = row / c->kw % c->kh;
-        int64_t t = row / (c->kw * c->kh) % c->kd, ch = row / (c->kw * c->kh * c->kd);
-        const float *plane = src + ((n * c->ic + g * cg + ch) * c->id) * c->ih * c->iw;
-        float *out = col + row * ncols;
-        for (int64_t o = 0; o < c->od; o++) {
-            int64_t z = o * c->sd - c->pd + t * (c->dd + 1);
-            for (int64_t y0 = 0; y0 < c->oh; y0++) {
-                int64_t y = y0 * c->sh - c->ph + r * (c->dh + 1);
-                float *dst = out + (o * c->oh + y0) * c->ow;
-                bool inside = z >= 0 && z < c->id && y >= 0 && y < c->ih;
-                for (int64_t x0 = 0; x0 < c->ow; x0++) {
-                    int64_t x = x0 * c->sw - c->pw + s * (c->dw + 1);
-                    dst[x0] = inside && x >= 0 && x < c->iw
-                                  ? plane[(z * c->ih + y) * c->iw + x]
-                                  : 0.0f;
-                }
-            }
-        }
-    }
-}
-
-static void conv_run(ob_plan *pl)
-{
-    const kb_conv_desc *c = &pl->p.conv;
-    const float *src = pl->host.ptr[KB_ARG_SRC];
-    const float *wei = pl->host.ptr[KB_ARG_WEI];
-    const float *bia = pl->host.ptr[KB_ARG_BIA];
-    float *dst = pl->host.ptr[KB_ARG_DST];
-    const int64_t cg = c->ic / c->g, kg = c->oc / c->g;
-    const int64_t spatial = c->od * c->oh * c->ow;
-    const int64_t krows = cg * c->kd * c->kh * c->kw;
-
-    for (int64_t n = 0; n < c->mb; n++)
-        for (int64_t g = 0; g < c->g; g++) {
-            const float *b = pl->col ? pl->col
-                                     : src + (n * c->ic + g * cg) * spatial;
-            float *out = dst + (n * c->oc + g * kg) * spatial;
-            /* With a bias, start from it and accumulate (beta = 1). */
-            if (bia)
-                for (int64_t k = 0; k < kg; k++)
-                    for (int64_t i = 0; i < spatial; i++)
-                        out[k * spatial + i] = bia[g * kg + k];
-            if (pl->col)
-                im2col(c, src, n, g, pl->col);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)kg,
-                        (int)spatial, (int)krows, 1.0f, wei + g * kg * krows,
-                        (int)krows, b, (int)spatial, bia ? 1.0f : 0.0f, out,
-                        (int)spatial);
-        }
 }
 
 static void gemm_run(ob_plan *pl)
@@ -177,8 +114,12 @@ static int ob_run(void *plan, double *elapsed, char *err, size_t len)
     *elapsed = -1;
     if (pl->p.kind == KB_GEMM)
         gemm_run(pl);
+    else if (pl->p.dir == KB_BWD_D)
+        ob_conv_bwd_d(pl);
+    else if (pl->p.dir == KB_BWD_W || pl->p.dir == KB_BWD_WB)
+        ob_conv_bwd_w(pl);
     else
-        conv_run(pl);
+        ob_conv_fwd(pl);
     return 0;
 }
 
@@ -246,7 +187,8 @@ static void ob_describe(kb_info *info)
     kb_info_add(info, "corename", "%s", core);
     kb_info_add(info, "OPENBLAS_CORETYPE", "%s", coretype ? coretype : "unset");
     kb_info_add(info, "threads", "%d", openblas_get_num_threads());
-    kb_info_add(info, "conv", "im2col/vol2col + sgemm (transform timed)");
+    kb_info_add(info, "conv", "im2col/vol2col (col2im for BWD_D) + sgemm, "
+                "transform timed");
     __builtin_cpu_init();
     bool fallback = kb_openblas_core_fallback(
         core, __builtin_cpu_supports("avx2"), __builtin_cpu_supports("avx512f"),

@@ -12,8 +12,10 @@ const char *kb_roofline_precision(const char *dtype)
     static const char *const map[][2] = {
         {"f64", "fp64"}, {"fp64", "fp64"}, {"f32", "fp32"}, {"fp32", "fp32"},
         {"bf16", "bf16"}, {"f16", "fp16"}, {"fp16", "fp16"}};
+    /* SRC:WEI:DST: the multiplies run in the source's type */
+    size_t n = dtype ? strcspn(dtype, ":") : 0;
     for (size_t i = 0; dtype && i < sizeof map / sizeof map[0]; i++)
-        if (strcasecmp(dtype, map[i][0]) == 0)
+        if (strlen(map[i][0]) == n && strncasecmp(dtype, map[i][0], n) == 0)
             return map[i][1];
     return NULL;
 }
@@ -66,9 +68,14 @@ int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
         level = kb_roofline_level(d, q->bytes);
     out->compute = kb_device_best(d, KB_CEIL_COMPUTE, prec);
     out->memory = kb_device_best(d, KB_CEIL_MEMORY, level);
-    if (!out->compute || !out->memory) {
-        snprintf(err, errlen, "the %s ceilings have no %s %s ceiling", kind,
-                 out->compute ? level : prec, out->compute ? "memory" : "compute");
+    if (!out->compute) {
+        snprintf(err, errlen, "the %s ceilings have no measured %s compute "
+                 "roof (not placed under another precision's)", kind, prec);
+        return -1;
+    }
+    if (!out->memory) {
+        snprintf(err, errlen, "the %s ceilings have no %s memory ceiling",
+                 kind, level);
         return -1;
     }
     out->ai = q->flops / q->bytes;

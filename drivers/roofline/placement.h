@@ -41,8 +41,9 @@ typedef struct {
     const kb_ceiling *compute, *memory;   /* into the kb_ceilings used */
 } kb_placement;
 
-/* The precision name of the ceilings ("fp32", ...) for a result dtype,
- * or NULL when it is not one kbench knows. */
+/* The precision name of the ceilings ("fp32", ...) for a result dtype
+ * (of SRC:WEI:DST, the source's: "bf16:bf16:f32" is under the bf16
+ * roof), or NULL when it is not one kbench knows. */
 const char *kb_roofline_precision(const char *dtype);
 
 /* Place one case.  Uses the device of q->device's kind, its compute

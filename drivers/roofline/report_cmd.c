@@ -1,12 +1,14 @@
 /* report_cmd.c - the `kbench report` verb: read result files (JSON Lines),
  * place each PASSED case on the roofline and write roofline.svg,
- * report.md and a self-contained report.html into the output folder. */
+ * report.md and a self-contained report.html into the output folder, and
+ * training.svg when the files hold training steps. */
 #define _GNU_SOURCE   /* getline, open_memstream, strdup */
 #include "drivers/roofline/report.h"
 
 #include "drivers/commands.h"
 #include "drivers/roofline/placement.h"
 #include "drivers/roofline/svg.h"
+#include "drivers/roofline/training_chart.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -44,6 +46,10 @@ typedef struct {
     const char *out;
     report_case *cases;
     size_t ncases, cap;
+    cJSON *step_records;    /* the training_step records, owned */
+    kb_step_bar *steps;     /* read from them */
+    size_t nsteps, step_cap;
+    char *training_svg;     /* their chart, when nsteps > 0 */
 } report;
 
 static void usage(FILE *f)
@@ -53,7 +59,9 @@ static void usage(FILE *f)
         "                     [--level auto|L1|L2|L3|DRAM] --out DIR\n"
         "Place every PASSED case of the result files on the roofline of the\n"
         "ceilings file (from `kbench peaks --out FILE`) and write DIR/roofline.svg,\n"
-        "DIR/report.md and DIR/report.html (self-contained).  Two result files\n"
+        "DIR/report.md and DIR/report.html (self-contained), and DIR/training.svg\n"
+        "(stacked bars) when the files hold training steps (run --training;\n"
+        "cases are coloured by precision).  Two result files\n"
         "are overlaid on one chart; give --peaks once for both or once each.\n"
         "Without --peaks the chart and tables show no roofs: no ceiling is\n"
         "invented.  --level picks the memory ceiling: auto (default) takes the\n"
@@ -113,6 +121,31 @@ static int add_case(report *r, const cJSON *o, int series, char *err, size_t err
     return 0;
 }
 
+/* Append a training_step record, taking o.  Returns 0, or -1 with err
+ * (a field missing, out of memory; o is then the caller's). */
+static int add_step(report *r, cJSON *o, int series, char *err, size_t errlen)
+{
+    if (!r->step_records && !(r->step_records = cJSON_CreateArray())) {
+        snprintf(err, errlen, "out of memory for training steps");
+        return -1;
+    }
+    if (r->nsteps == r->step_cap) {
+        size_t cap = r->step_cap ? 2 * r->step_cap : 16;
+        kb_step_bar *v = realloc(r->steps, cap * sizeof *v);
+        if (!v) {
+            snprintf(err, errlen, "out of memory for %zu training steps", cap);
+            return -1;
+        }
+        r->steps = v, r->step_cap = cap;
+    }
+    if (kb_step_bar_read(o, r->s[series].path, &r->steps[r->nsteps], err,
+                         errlen) != 0)
+        return -1;
+    r->nsteps++;
+    cJSON_AddItemToArray(r->step_records, o);
+    return 0;
+}
+
 /* The legend label of a result file: host @ short commit, else its path. */
 static void name_series(series *s)
 {
@@ -151,6 +184,10 @@ static int read_results(report *r, int k)
             rc = -1;
         } else if (strcmp(type->valuestring, "case") == 0) {
             rc = add_case(r, o, k, err, sizeof err);
+        } else if (strcmp(type->valuestring, "training_step") == 0) {
+            rc = add_step(r, o, k, err, sizeof err);
+            if (rc == 0)
+                o = NULL;   /* kept in r->step_records */
         } else if (strcmp(type->valuestring, "run") == 0 && !s->run) {
             s->run = o;
             o = NULL;
@@ -364,6 +401,54 @@ static void cases_section(FILE *f, bool html, const report *r, int *above)
         para(f, html, "None.");
 }
 
+/* "FWD 35.1%, BWD_D 30.0%" of a stack, shares of the measured time. */
+static const char *shares_cell(char *buf, size_t len, const kb_step_stack *s,
+                               double total)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s %.1f%%",
+                                 i ? ", " : "", s->name[i],
+                                 total > 0 ? 100 * s->t[i] / total : 0.0);
+    return buf;
+}
+
+/* The training steps: a table and the stacked bars. */
+static void training_section(FILE *f, bool html, const report *r)
+{
+    const char *head[] = {"model", "backend", "dtype", "step (s)", "measured (s)",
+                          "by pass", "by kind", "missing passes", "results"};
+    heading(f, html, "Training steps");
+    para(f, html, "Kernel time per training step (kbench run --training): the sum "
+         "over the model's layers of count x median of every pass the step needs. "
+         "A step with a pass that did not run and validate has no step time: "
+         "only what was measured is shown, and the passes missing are counted. "
+         "Shares are of the measured time.");
+    table_begin(f, html);
+    row(f, html, head, 9, true);
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const kb_step_bar *s = &r->steps[i];
+        char step[32], meas[32], bp[200], bk[200], miss[16];
+        snprintf(miss, sizeof miss, "%d", s->missing);
+        snprintf(meas, sizeof meas, "%.4g", s->measured_s);
+        if (s->complete)
+            snprintf(step, sizeof step, "%.4g", s->measured_s);
+        else
+            snprintf(step, sizeof step, "INCOMPLETE");
+        const char *cells[] = {s->model, s->backend, s->dtype, step, meas,
+                               shares_cell(bp, sizeof bp, &s->by_pass, s->measured_s),
+                               shares_cell(bk, sizeof bk, &s->by_kind, s->measured_s),
+                               miss, s->series};
+        row(f, html, cells, 9, false);
+    }
+    table_end(f, html);
+    if (html)
+        fputs(r->training_svg, f);
+    else
+        fprintf(f, "![Training steps](training.svg)\n\n");
+}
+
 static void write_doc(FILE *f, bool html, const report *r, const char *svg)
 {
     char line[400];
@@ -394,6 +479,8 @@ static void write_doc(FILE *f, bool html, const report *r, const char *svg)
     else
         fprintf(f, "![Roofline chart](roofline.svg)\n\n");
     cases_section(f, html, r, &above);
+    if (r->nsteps > 0)
+        training_section(f, html, r);
     if (html)
         fprintf(f, "</body></html>\n");
 }
@@ -447,7 +534,7 @@ static char *make_svg(const report *r)
         char *label = labels + 200 * (size_t)n;
         snprintf(label, 200, "%s %s", c->model, c->layer);
         pts[n++] = (kb_svg_point){c->flops / c->bytes, c->gflops, c->backend, c->kernel,
-                                  label, c->series, c->placed && c->pl.above_roof};
+                                  c->dtype, label, c->series, c->placed && c->pl.above_roof};
     }
     int rc = kb_svg_write(f, &chart, pts, n);
     if (fclose(f) != 0 || rc < 0) {
@@ -457,6 +544,26 @@ static char *make_svg(const report *r)
     }
     free(pts);
     free(labels);
+    return text;
+}
+
+/* The training steps' chart as text.  Returns it (free it), or NULL
+ * after a message. */
+static char *make_training_svg(const report *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        fprintf(stderr, "kbench report: out of memory for the training chart\n");
+        return NULL;
+    }
+    int rc = kb_training_chart_write(f, r->steps, (int)r->nsteps);
+    if (fclose(f) != 0 || rc < 0) {
+        fprintf(stderr, "kbench report: out of memory writing the training chart\n");
+        free(text);
+        text = NULL;
+    }
     return text;
 }
 
@@ -530,6 +637,8 @@ static void free_report(report *r)
         free(c->dtype), free(c->status), free(c->reason);
     }
     free(r->cases);
+    free(r->steps);
+    cJSON_Delete(r->step_records);
     for (int k = 0; k < r->nseries; k++)
         cJSON_Delete(r->s[k].run);
     for (int p = 0; p < r->npeaks; p++)
@@ -547,7 +656,7 @@ int kb_cmd_report(int argc, char **argv)
     if (rc == KB_EXIT_OK) {
         place_all(&r);
         svg = make_svg(&r);
-        if (!svg)
+        if (!svg || (r.nsteps > 0 && !(r.training_svg = make_training_svg(&r))))
             rc = KB_EXIT_RUNTIME;
     }
     if (rc == KB_EXIT_OK && mkdir(r.out, 0777) != 0 && errno != EEXIST) {
@@ -556,12 +665,16 @@ int kb_cmd_report(int argc, char **argv)
     }
     if (rc == KB_EXIT_OK && (write_file(r.out, "roofline.svg", &r, svg, 0) ||
                              write_file(r.out, "report.md", &r, svg, 1) ||
-                             write_file(r.out, "report.html", &r, svg, 2)))
+                             write_file(r.out, "report.html", &r, svg, 2) ||
+                             (r.nsteps > 0 &&
+                              write_file(r.out, "training.svg", &r, r.training_svg, 0))))
         rc = KB_EXIT_RUNTIME;
     if (rc == KB_EXIT_OK)
-        printf("kbench report: wrote %s/roofline.svg, report.md, report.html (%zu cases)\n",
-               r.out, r.ncases);
+        printf("kbench report: wrote %s/roofline.svg, report.md, report.html%s (%zu cases, "
+               "%zu training steps)\n", r.out, r.nsteps > 0 ? ", training.svg" : "",
+               r.ncases, r.nsteps);
     free(svg);
+    free(r.training_svg);
     free_report(&r);
     return rc;
 }

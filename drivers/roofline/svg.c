@@ -1,23 +1,27 @@
 /* svg.c - a tiny SVG writer for the roofline chart (svg.h). */
 #include "drivers/roofline/svg.h"
 
+#include "drivers/roofline/placement.h"
+
 #include <math.h>
 #include <string.h>
 
 /* Geometry, in SVG user units (pixels at 100 %). */
 enum { WIDTH = 1000, HEIGHT = 640, LEFT = 80, RIGHT = 740, TOP = 50, BOTTOM = 570 };
 
-/* Okabe-Ito colours: distinct for colour-blind readers and in greyscale
- * print; yellow is left out (invisible on white paper). */
-static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                      "#E69F00", "#56B4E9", "#000000"};
-#define NCOLOURS (int)(sizeof palette / sizeof palette[0])
-#define MAX_BACKENDS 16
+/* One colour per precision, for the cases and their compute roofs
+ * (Okabe-Ito: distinct for colour-blind readers and in greyscale print);
+ * a dtype kbench does not know is black. */
+static const struct {
+    const char *precision, *colour;
+} precisions[] = {{"fp32", "#0072B2"}, {"fp64", "#D55E00"},
+                  {"bf16", "#009E73"}, {"fp16", "#CC79A7"}};
+#define NPRECISIONS (int)(sizeof precisions / sizeof precisions[0])
+#define OTHER_COLOUR "#000000"
 
 typedef struct {
     double lx0, lx1, ly0, ly1;   /* log10 of the axis ranges */
-    const char *backends[MAX_BACKENDS];
-    int nbackends;
+    bool used[NPRECISIONS + 1];  /* precisions drawn; the last: unknown */
 } frame;
 
 void kb_xml_escape(FILE *f, const char *s)
@@ -60,17 +64,20 @@ static bool drawable(const kb_svg_point *p)
     return p->ai > 0 && p->gflops > 0 && isfinite(p->ai) && isfinite(p->gflops);
 }
 
-/* Colour index of a backend, in order of first appearance; backends past
- * MAX_BACKENDS share the last colour. */
-static int backend_index(frame *fr, const char *name)
+/* Index into precisions of a ceilings precision name ("fp32") or a
+ * record dtype ("f32", "bf16:bf16:f32"); NPRECISIONS when unknown. */
+static int precision_index(const char *name)
 {
-    for (int i = 0; i < fr->nbackends; i++)
-        if (strcmp(fr->backends[i], name) == 0)
-            return i;
-    if (fr->nbackends == MAX_BACKENDS)
-        return MAX_BACKENDS - 1;
-    fr->backends[fr->nbackends] = name;
-    return fr->nbackends++;
+    const char *p = kb_roofline_precision(name);
+    int i = 0;
+    while (i < NPRECISIONS && !(p && strcmp(precisions[i].precision, p) == 0))
+        i++;
+    return i;
+}
+
+static const char *precision_colour(int i)
+{
+    return i < NPRECISIONS ? precisions[i].colour : OTHER_COLOUR;
 }
 
 /* Whole decades around every point, ceiling and ridge point, so nothing
@@ -162,10 +169,12 @@ static void ceilings(FILE *f, const frame *fr, const kb_device *d, const char *d
     for (int i = 0; i < d->nceilings; i++) {
         const kb_ceiling *e = &d->ceilings[i];
         if (e->kind == KB_CEIL_COMPUTE) {
+            const char *colour = precision_colour(precision_index(e->level));
             double y = py(fr, e->value);
-            fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", LEFT, y, RIGHT, y);
+            fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+                    LEFT, y, RIGHT, y, colour);
             fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
-                    "fill=\"#222\">", RIGHT - 4, y - 4);
+                    "fill=\"%s\">", RIGHT - 4, y - 4, colour);
             kb_xml_escape(f, e->level);
             fprintf(f, " %.1f GFLOP/s</text>\n", e->value);
             continue;
@@ -225,13 +234,16 @@ static int points(FILE *f, frame *fr, const kb_svg_point *pts, int n)
         if (!drawable(p))
             continue;
         double x = px(fr, p->ai), y = py(fr, p->gflops);
-        const char *colour = palette[backend_index(fr, p->backend) % NCOLOURS];
-        point_style(style, sizeof style, colour, p->series);
+        int prec = precision_index(p->dtype);
+        fr->used[prec] = true;
+        point_style(style, sizeof style, precision_colour(prec), p->series);
         fprintf(f, "<g class=\"point\"><title>");
         kb_xml_escape(f, p->label);
         fprintf(f, " (");
         kb_xml_escape(f, p->backend);
-        fprintf(f, ", %s): %.3g GFLOP/s at AI %.3g%s</title>", p->kernel, p->gflops, p->ai,
+        fprintf(f, ", %s, ", p->kernel);
+        kb_xml_escape(f, p->dtype);
+        fprintf(f, "): %.3g GFLOP/s at AI %.3g%s</title>", p->gflops, p->ai,
                 p->above_roof ? " - ABOVE ITS ROOF" : "");
         marker(f, p->kernel, x, y, style);
         if (p->above_roof)
@@ -244,21 +256,24 @@ static int points(FILE *f, frame *fr, const kb_svg_point *pts, int n)
     return drawn;
 }
 
-/* The legend, right of the plot: backends (colours), kernels (markers),
- * result sets (fill styles) when two, and the above-roof ring if used. */
+/* The legend, right of the plot: precisions drawn (colours), kernels
+ * (markers), result sets (fill styles) when two, and the above-roof ring
+ * if used. */
 static void legend(FILE *f, const frame *fr, const kb_svg_chart *c, bool any_above)
 {
     static const char *const kernels[] = {"conv2d", "conv3d", "gemm", "bnorm"};
     int x = RIGHT + 25, y = TOP + 10;
     char style[160];
     fprintf(f, "<g class=\"legend\" font-size=\"13\" fill=\"#222\">\n"
-            "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">Backend</text>\n", x, y);
-    for (int i = 0; i < fr->nbackends; i++) {
+            "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">Precision</text>\n", x, y);
+    for (int i = 0; i <= NPRECISIONS; i++) {
+        if (!fr->used[i])
+            continue;
         y += 20;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                "<text x=\"%d\" y=\"%d\">", x, y - 10, palette[i % NCOLOURS], x + 20, y);
-        kb_xml_escape(f, fr->backends[i]);
-        fprintf(f, "</text>\n");
+        fprintf(f, "<rect class=\"precision\" x=\"%d\" y=\"%d\" width=\"12\" "
+                "height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+                x, y - 10, precision_colour(i), x + 20, y,
+                i < NPRECISIONS ? precisions[i].precision : "other");
     }
     y += 30;
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">Kernel</text>\n", x, y);

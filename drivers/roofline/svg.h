@@ -1,7 +1,9 @@
 /* svg.h - the roofline chart as a self-contained SVG: log-log axes with
- * decade ticks, labelled compute (horizontal) and memory (diagonal)
- * ceilings, one point per case (colour per backend, marker per kernel),
- * a legend, and up to two overlaid result sets in distinct styles. */
+ * decade ticks, labelled compute (horizontal, one colour per precision)
+ * and memory (diagonal) ceilings, one point per case (the colour of its
+ * precision, so that it sits under the roof of its colour; marker per
+ * kernel), a legend, and up to two overlaid result sets in distinct
+ * styles. */
 #ifndef KB_SVG_H
 #define KB_SVG_H
 
@@ -15,6 +17,7 @@
 typedef struct {
     double ai, gflops;
     const char *backend, *kernel;
+    const char *dtype;        /* the record's: "f32", "bf16:bf16:f32" */
     const char *label;        /* tooltip: "resnet50 res2a_branch2a" */
     int series;               /* 0 or 1: which result set */
     bool above_roof;
