@@ -26,8 +26,8 @@ static int table_begin(kb_writer *w, const kb_provenance *p)
             p->git_commit, p->date);
     fprintf(w->out, "host %s  cpu %s  cores %d  threads %d  affinity %s\n",
             p->host, p->cpu_model, p->cores_online, p->threads, p->affinity);
-    fprintf(w->out, "%4s %-10s %-22s %-7s %-8s %-*s %10s %9s %9s %8s %6s %9s %15s  %s\n",
-            "seq", "model", "layer", "kernel", "backend", DESC_WIDTH, "descriptor",
+    fprintf(w->out, "%4s %-10s %-22s %-7s %-6s %-8s %-*s %10s %9s %9s %8s %6s %9s %15s  %s\n",
+            "seq", "model", "layer", "kernel", "dir", "backend", DESC_WIDTH, "descriptor",
             "median_ms", "GFLOP/s", "GB/s", "%roof", "CV%", "max_rel",
             "mism/points", "status");
     return finish(w);
@@ -74,10 +74,10 @@ static int table_case(kb_writer *w, const kb_case_record *r)
                  r->roof.above_roof ? "!" : "");
     else
         snprintf(roof, sizeof roof, "-");
-    fprintf(w->out, "%4lld %-10s %-22s %-7s %-8s %-*s %10s %9s %9s %8s %6s %9s %15s  %s\n",
+    fprintf(w->out, "%4lld %-10s %-22s %-7s %-6s %-8s %-*s %10s %9s %9s %8s %6s %9s %15s  %s\n",
             (long long)r->seq, r->model && *r->model ? r->model : "-",
             shorten(layer, sizeof layer - 1, p->name[0] ? p->name : "-"),
-            kb_problem_kernel_name(p), r->backend, DESC_WIDTH,
+            kb_problem_kernel_name(p), kb_dir_name(p->dir), r->backend, DESC_WIDTH,
             shorten(desc, DESC_WIDTH, r->desc),
             cell(med, sizeof med, timed, "%.4f", r->stats.median * 1e3),
             cell(gf, sizeof gf, timed, "%.2f", r->gflops),
