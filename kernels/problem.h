@@ -186,9 +186,10 @@ double kb_problem_flops_dense(const kb_problem *p);
 double kb_problem_flops_dense_nobias(const kb_problem *p);
 
 /* Minimum bytes, given the last-level cache's size in bytes (all its
- * instances together; 0 when unknown).  Only training bnorm depends on
- * it: its src is read a second time when one channel's slice (N x
- * spatial) does not fit, which kb_problem_bytes_reread says (never with an
+ * instances together; 0 when unknown).  Only bnorm's training passes
+ * depend on it: forward training reads src a second time, and the
+ * backward passes src and diff_dst, when one channel's slices (N x
+ * spatial) do not fit, which kb_problem_bytes_reread says (never with an
  * unknown cache). */
 double kb_problem_bytes(const kb_problem *p, double llc_bytes);
 bool kb_problem_bytes_reread(const kb_problem *p, double llc_bytes);
@@ -199,8 +200,9 @@ bool kb_problem_has_bias(const kb_problem *p);
  * and group by group, already is the column matrix of a GEMM. */
 bool kb_conv_is_pointwise(const kb_conv_desc *c);
 
-/* Length of the longest dot product behind one output element; the
- * tolerance model scales with it. */
+/* Length of the longest sum behind one output element (a conv or GEMM
+ * dot product, BWD_W's sum over images and positions, bnorm's over N and
+ * spatial); the tolerance model scales with it. */
 int64_t kb_problem_accumulation_length(const kb_problem *p);
 
 #endif
