@@ -95,6 +95,15 @@ test_run_bad_inputs() {
     bad '/nonexistent/batch\.txt' --batch /nonexistent/batch.txt
     bad "roof-level 'L4'.*auto" --roof-level L4 --desc m8n12k16
     bad "max-reps '-1'" --max-reps -1 --desc m8n12k16
+    # directions and data types (issue 12): each names its token
+    bad "--dir 'BWD_X'.*BWD_WB" --dir BWD_X --desc m8n12k16
+    bad 'BWD_W does not apply to gemm' --dir BWD_W --desc m8n12k16
+    bad 'BWD_DW does not apply to conv2d' --dir BWD_DW --desc mb1ic4ih8oc4kh3
+    bad "--dt 'bf16:f32': two types" --dt bf16:f32 --desc m8n12k16
+    bad "unknown type 'f8'" --dt bf16:f8:f32 --desc m8n12k16
+    bad "f64 does not mix" --dt f64:f64:f32 --desc m8n12k16
+    bad 'bnorm takes one data type.*bf16:bf16:f32' --dt bf16:bf16:f32 --desc mb2ic8ih4
+    bad "--fpmath 'tf16'" --fpmath tf16 --desc m8n12k16
 }
 
 test_run_valid() {
