@@ -475,7 +475,7 @@ static int load_catalog(cmdline *cl, const char *model, kb_problem_list *l)
     }
     if (!cl->settings.dir_given)
         return 0;
-    size_t kept = 0, dropped[3] = {0};
+    size_t kept = 0, dropped[KB_KIND_COUNT] = {0};
     for (size_t i = 0; i < l->n; i++) {
         kb_problem *p = &l->items[i];
         if (kb_dir_applies(p->kind, cl->settings.dir)) {
@@ -485,13 +485,13 @@ static int load_catalog(cmdline *cl, const char *model, kb_problem_list *l)
             dropped[p->kind]++;
         }
     }
-    static const char *const kinds[3] = {"conv", "gemm", "bnorm"};
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < KB_KIND_COUNT; k++)
         if (dropped[k])
             fprintf(stderr, "kbench run: note: --dir %s: %s's %zu %s "
                     "layer(s) left out (%s has %s)\n",
-                    kb_dir_name(cl->settings.dir), model, dropped[k], kinds[k],
-                    kinds[k], kb_dir_list((kb_kind)k));
+                    kb_dir_name(cl->settings.dir), model, dropped[k],
+                    kb_kind_name((kb_kind)k), kb_kind_name((kb_kind)k),
+                    kb_dir_list((kb_kind)k));
     l->n = kept;
     return 0;
 }

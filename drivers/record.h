@@ -117,6 +117,12 @@ typedef struct kb_writer {
 kb_writer *kb_writer_table(FILE *out);
 kb_writer *kb_writer_result_lines(FILE *out);
 kb_writer *kb_writer_jsonl(const char *path, char *err, size_t errlen);
+/* Write o (consumed, may be NULL after a failed allocation) as one line of
+ * the JSON Lines writer w and flush it, for records other writers build
+ * (the training roll-up).  Returns 0, or -1 after naming the file and the
+ * reason. */
+struct cJSON;
+int kb_writer_jsonl_object(kb_writer *w, struct cJSON *o);
 kb_writer *kb_writer_csv(const char *path, char *err, size_t errlen);
 
 #endif

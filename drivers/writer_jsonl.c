@@ -14,8 +14,8 @@
 #include <string.h>
 
 /* Numbers that JSON cannot hold (NaN, Inf) become null.  The cJSON Add
- * helpers return NULL on allocation failure; write_object then fails on
- * the whole record, so they need no checks here. */
+ * helpers return NULL on allocation failure; kb_writer_jsonl_object then
+ * fails on the whole record, so they need no checks here. */
 static void add_number(cJSON *o, const char *key, double v)
 {
     if (isfinite(v))
@@ -24,9 +24,9 @@ static void add_number(cJSON *o, const char *key, double v)
         cJSON_AddNullToObject(o, key);
 }
 
-/* Print o as one line and flush it.  Returns 0, or -1 after naming the
- * file and the reason (out of memory or an I/O error). */
-static int write_object(kb_writer *w, cJSON *o)
+/* See record.h.  Out of memory (o NULL, or printing it fails) and I/O
+ * errors are both reported. */
+int kb_writer_jsonl_object(kb_writer *w, cJSON *o)
 {
     char *text = cJSON_PrintUnformatted(o);
     int rc = 0;
@@ -90,7 +90,7 @@ static int jsonl_begin(kb_writer *w, const kb_provenance *p)
     cJSON_AddNumberToObject(o, "max_reps", (double)p->max_reps);
     cJSON_AddStringToObject(o, "command_line", p->command_line);
     cJSON_AddItemToObject(o, "backends", backends_object());
-    return write_object(w, o);
+    return kb_writer_jsonl_object(w, o);
 }
 
 static void add_timing(cJSON *o, const kb_case_record *r)
@@ -196,7 +196,7 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     }
     cJSON_AddStringToObject(o, "status", kb_status_name(r->status));
     cJSON_AddStringToObject(o, "reason", r->reason);
-    return write_object(w, o);
+    return kb_writer_jsonl_object(w, o);
 }
 
 static int jsonl_end(kb_writer *w, const kb_summary *s)
@@ -209,7 +209,7 @@ static int jsonl_end(kb_writer *w, const kb_summary *s)
     cJSON_AddNumberToObject(o, "errors", (double)s->errors);
     cJSON_AddNumberToObject(o, "mistrusted", (double)s->mistrusted);
     cJSON_AddBoolToObject(o, "interrupted", s->interrupted);
-    return write_object(w, o);
+    return kb_writer_jsonl_object(w, o);
 }
 
 /* Returns the writer, or NULL with err naming the path and the reason

@@ -18,6 +18,14 @@ void kb_settings_default(kb_settings *s)
 }
 
 /* Returns a static string; never NULL. */
+const char *kb_kind_name(kb_kind kind)
+{
+    static const char *const names[KB_KIND_COUNT] = {
+        [KB_CONV] = "conv", [KB_GEMM] = "gemm", [KB_BNORM] = "bnorm"};
+    return (unsigned)kind < KB_KIND_COUNT ? names[kind] : "unknown";
+}
+
+/* Returns a static string; never NULL. */
 const char *kb_problem_kernel_name(const kb_problem *p)
 {
     switch (p->kind) {
@@ -251,7 +259,7 @@ bool kb_dir_is_backward(kb_dir dir)
 /* Returns a static string per kind, built once from the table. */
 const char *kb_dir_list(kb_kind kind)
 {
-    static char lists[3][96];
+    static char lists[KB_KIND_COUNT][96];
     char *l = lists[kind];
     if (!l[0]) {
         size_t n = 0;

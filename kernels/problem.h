@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 typedef enum { KB_CONV, KB_GEMM, KB_BNORM } kb_kind;
+#define KB_KIND_COUNT 3
 
 /* Element types (names.c's table gives each its name and size).  bf16 and
  * f16 are stored as their 16-bit patterns; kb_load/kb_store convert.
@@ -137,6 +138,8 @@ int64_t kb_problem_mb(const kb_problem *p);
  * GEMM M when m_is_mb, K when k_is_mb). */
 void kb_problem_set_mb(kb_problem *p, int64_t mb);
 
+/* "conv", "gemm" or "bnorm": the kind, whatever its dimensions. */
+const char *kb_kind_name(kb_kind kind);
 /* "conv2d", "conv3d", "gemm" or "bnorm". */
 const char *kb_problem_kernel_name(const kb_problem *p);
 const char *kb_dtype_name(kb_dtype dt);

@@ -92,7 +92,7 @@ static int arg_shape(const kb_problem *p, kb_arg a, int64_t *dims)
  * direction the kind lacks (names.c) has no row and is never parsed. */
 static const struct {
     unsigned in, out;
-} roles[3][KB_DIR_COUNT] = {
+} roles[KB_KIND_COUNT][KB_DIR_COUNT] = {
     [KB_CONV] = {
         [KB_FWD_B] = {B(SRC) | B(WEI) | B(BIA), B(DST)},
         [KB_FWD_D] = {B(SRC) | B(WEI), B(DST)},

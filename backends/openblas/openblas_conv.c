@@ -11,22 +11,18 @@ void ob_conv_fwd(ob_plan *pl)
     const float *wei = pl->host.ptr[KB_ARG_WEI];
     const float *bia = pl->host.ptr[KB_ARG_BIA];
     float *dst = pl->host.ptr[KB_ARG_DST];
-    const int64_t cg = c->ic / c->g, kg = c->oc / c->g;
+    const int64_t kg = c->oc / c->g;
     const int64_t spatial = ob_col_cols(c), krows = ob_col_rows(c);
 
     for (int64_t n = 0; n < c->mb; n++)
         for (int64_t g = 0; g < c->g; g++) {
-            /* Pointwise: the input already is the column matrix. */
-            const float *b = pl->col ? pl->col
-                                     : src + (n * c->ic + g * cg) * spatial;
             float *out = dst + (n * c->oc + g * kg) * spatial;
             /* With a bias, start from it and accumulate (beta = 1). */
             if (bia)
                 for (int64_t k = 0; k < kg; k++)
                     for (int64_t i = 0; i < spatial; i++)
                         out[k * spatial + i] = bia[g * kg + k];
-            if (pl->col)
-                ob_im2col(c, src, n, g, pl->col);
+            const float *b = ob_columns(pl, src, n, g);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)kg,
                         (int)spatial, (int)krows, 1.0f, wei + g * kg * krows,
                         (int)krows, b, (int)spatial, bia ? 1.0f : 0.0f, out,

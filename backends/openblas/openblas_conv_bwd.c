@@ -55,16 +55,13 @@ void ob_conv_bwd_w(ob_plan *pl)
     const float *diff_dst = pl->host.ptr[KB_ARG_DIFF_DST];
     float *diff_wei = pl->host.ptr[KB_ARG_DIFF_WEI];
     float *diff_bia = pl->host.ptr[KB_ARG_DIFF_BIA];
-    const int64_t cg = c->ic / c->g, kg = c->oc / c->g;
+    const int64_t kg = c->oc / c->g;
     const int64_t spatial = ob_col_cols(c), krows = ob_col_rows(c);
 
     /* The first image overwrites diff_wei (beta = 0), later ones add. */
     for (int64_t n = 0; n < c->mb; n++)
         for (int64_t g = 0; g < c->g; g++) {
-            const float *col = pl->col ? pl->col
-                                       : src + (n * c->ic + g * cg) * spatial;
-            if (pl->col)
-                ob_im2col(c, src, n, g, pl->col);
+            const float *col = ob_columns(pl, src, n, g);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)kg,
                         (int)krows, (int)spatial, 1.0f,
                         diff_dst + (n * c->oc + g * kg) * spatial,

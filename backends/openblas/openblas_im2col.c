@@ -22,6 +22,16 @@ static int64_t plane_offset(const kb_conv_desc *c, int64_t n, int64_t g,
     return (n * c->ic + g * (c->ic / c->g) + ch) * c->id * c->ih * c->iw;
 }
 
+const float *ob_columns(const ob_plan *pl, const float *src, int64_t n,
+                        int64_t g)
+{
+    const kb_conv_desc *c = &pl->p.conv;
+    if (!pl->col)   /* pointwise: the input's spatial size is the output's */
+        return src + plane_offset(c, n, g, 0);
+    ob_im2col(c, src, n, g, pl->col);
+    return pl->col;
+}
+
 void ob_im2col(const kb_conv_desc *c, const float *src, int64_t n, int64_t g,
                float *col)
 {

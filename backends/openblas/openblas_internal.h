@@ -25,6 +25,12 @@ int64_t ob_col_cols(const kb_conv_desc *c);
 void ob_im2col(const kb_conv_desc *c, const float *src, int64_t n, int64_t g,
                float *col);
 
+/* The column matrix of image n, group g of pl's src: built by ob_im2col
+ * into pl->col, or, for a pointwise conv (no pl->col), src's own channels,
+ * which already are it.  Cannot fail. */
+const float *ob_columns(const ob_plan *pl, const float *src, int64_t n,
+                        int64_t g);
+
 /* The adjoint of ob_im2col: the channels of group g of image n of img
  * (NCX) are overwritten with the sum of every column entry that
  * ob_im2col would have read from each element (0 for an element no tap

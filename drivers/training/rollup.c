@@ -4,7 +4,6 @@
 #include "drivers/training/rollup.h"
 
 #include "drivers/training/passes.h"
-#include "drivers/writer_file.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -332,25 +331,6 @@ static cJSON *step_json(const rollup *ru, const step *s, int j)
     return r;
 }
 
-/* Writes o as one line of the JSON writer.  Returns 0, or -1 after
- * printing why. */
-static int write_json(kb_writer *json, cJSON *o)
-{
-    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
-    int rc = 0;
-    if (!text) {
-        fprintf(stderr, "kbench: %s: out of memory formatting a "
-                "training_step record\n", kb_writer_file_path(json));
-        rc = -1;
-    } else {
-        fprintf(json->out, "%s\n", text);
-        rc = kb_writer_file_flush(json);
-    }
-    free(text);
-    cJSON_Delete(o);
-    return rc;
-}
-
 /* Each model once, in run order, and every backend: print and record
  * its step.  Returns 0, or -1 when a record could not be written. */
 static int rollup_end(kb_writer *w, const kb_summary *sum)
@@ -374,7 +354,7 @@ static int rollup_end(kb_writer *w, const kb_summary *sum)
             }
             if (ru->print)
                 print_step(ru, &s, j, ru->print);
-            if (ru->json && write_json(ru->json, step_json(ru, &s, j)) != 0)
+            if (ru->json && kb_writer_jsonl_object(ru->json, step_json(ru, &s, j)) != 0)
                 rc = -1;
             free_step(&s);
         }
