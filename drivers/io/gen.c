@@ -19,6 +19,8 @@
 
 char *kb_io_file_path(const char *dir, const kb_io_profile *p, int64_t i)
 {
+    if (p->dlio.layout)
+        return kb_io_dlio_file_path(dir, p, i);
     const kb_io_format *f = kb_io_format_find(p->format);
     size_t n = strlen(dir) + strlen(p->name) + strlen(f->ext) + 32;
     char *s = malloc(n);

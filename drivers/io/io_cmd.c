@@ -37,6 +37,22 @@ static void usage(FILE *out)
         "    --direct: O_DIRECT both ways where the filesystem and engine\n"
         "    allow it; a write that cannot be direct is fsync'd in its timed\n"
         "    window, and the output names the mode and any refusal\n"
+        "           [--every-steps N | --every-epochs N] [--steps N] [--epochs E]\n"
+        "           [--optimizer-bytes N] [--compute sleep:S] [--async]\n"
+        "           [--sharded]\n"
+        "    with a schedule, emulates DLIO's training loop: steps of compute,\n"
+        "    a checkpoint every N steps or epochs (--async: overlapping the\n"
+        "    next steps; --sharded: each rank writes its share)\n"
+        "       kbench io merge [--json FILE] RANK.jsonl...\n"
+        "    proves exactly-once delivery across the ranks' records and sums\n"
+        "    their throughput\n"
+        "  DLIO: --dlio-config FILE.yaml [KEY=VALUE...] in place of --profile\n"
+        "  (gen, run, checkpoint; --dir defaults to dataset.data_folder);\n"
+        "  run --dlio-layout --dir D reads a dataset DLIO wrote (train/...)\n"
+        "  run: --rank R --ranks N (else Slurm, Open MPI or PMIx variables),\n"
+        "  --drop-last yes|no, --steps N (a step limit an epoch),\n"
+        "  --checkpoint-dir D (the schedule's checkpoints, with --async,\n"
+        "  --sharded, --every-steps, --every-epochs)\n"
         "  every sub-verb: --profiles FILE (default $KBENCH_IO_PROFILES or\n"
         "  %s)\n"
         "exit codes: 0 ok, 1 verification failed (corrupt data, a sample\n"
@@ -90,16 +106,28 @@ static int exit_code(int rc)
 /* Everything the sub-verbs' options can set. */
 typedef struct {
     const char *profile, *profiles, *dir, *engine, *decode, *compute;
+    const char *dlio_config;        /* DLIO workload YAML, or NULL */
+    bool dlio_layout;
+    char **overrides;               /* key=value arguments for the YAML */
+    int noverrides;
+    char data_folder[4096];         /* dataset.data_folder: --dir default */
     kb_io_gen_opts gen;
     kb_io_run_opts run;
+    kb_io_ckpt_opts ckpt;           /* the plan's command-line changes */
+    const char *ckpt_dir;           /* run: --checkpoint-dir */
     int64_t bytes;
+    int64_t rank, ranks;            /* --rank/--ranks, -1/0 when not given */
+    int64_t steps;                  /* --steps, 0 when not given */
+    int drop_last;                  /* --drop-last yes|no, -1 not given */
     bool fsync;
 } cmd_opts;
 
 enum { O_PROFILE = 256, O_PROFILES, O_DIR, O_SCALE, O_SEED, O_THREADS,
        O_EPOCHS, O_JSON, O_ENGINE, O_DIRECT, O_READERS, O_DECODE, O_PREFETCH,
        O_BATCH, O_COMPUTE, O_COLD, O_SKIP, O_CHUNK, O_DEPTH, O_QUIET,
-       O_BYTES, O_FSYNC, O_HELP };
+       O_BYTES, O_FSYNC, O_DLIO_CONFIG, O_DLIO_LAYOUT, O_RANK, O_RANKS,
+       O_DROP_LAST, O_STEPS, O_CKPT_DIR, O_ASYNC, O_SHARDED, O_EVERY_STEPS,
+       O_EVERY_EPOCHS, O_OPT_BYTES, O_HELP };
 
 static const struct option long_opts[] = {
     {"profile", 1, 0, O_PROFILE}, {"profiles", 1, 0, O_PROFILES},
@@ -112,7 +140,15 @@ static const struct option long_opts[] = {
     {"cold", 0, 0, O_COLD}, {"skip-corrupt", 0, 0, O_SKIP},
     {"chunk", 1, 0, O_CHUNK}, {"depth", 1, 0, O_DEPTH},
     {"quiet", 0, 0, O_QUIET}, {"bytes", 1, 0, O_BYTES},
-    {"fsync", 0, 0, O_FSYNC}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    {"fsync", 0, 0, O_FSYNC}, {"dlio-config", 1, 0, O_DLIO_CONFIG},
+    {"dlio-layout", 0, 0, O_DLIO_LAYOUT}, {"rank", 1, 0, O_RANK},
+    {"ranks", 1, 0, O_RANKS}, {"drop-last", 1, 0, O_DROP_LAST},
+    {"steps", 1, 0, O_STEPS}, {"checkpoint-dir", 1, 0, O_CKPT_DIR},
+    {"async", 0, 0, O_ASYNC}, {"sharded", 0, 0, O_SHARDED},
+    {"every-steps", 1, 0, O_EVERY_STEPS},
+    {"every-epochs", 1, 0, O_EVERY_EPOCHS},
+    {"optimizer-bytes", 1, 0, O_OPT_BYTES}, {"help", 0, 0, O_HELP},
+    {0, 0, 0, 0}};
 
 /* One option into o.  0, -1 after a message, 1 for --help. */
 static int set_opt(cmd_opts *o, int c, const char *v)
@@ -131,7 +167,34 @@ static int set_opt(cmd_opts *o, int c, const char *v)
     case O_SKIP: o->run.skip_corrupt = true; return 0;
     case O_QUIET: o->run.quiet = true; return 0;
     case O_FSYNC: o->fsync = true; return 0;
+    case O_DLIO_CONFIG: o->dlio_config = v; return 0;
+    case O_DLIO_LAYOUT: o->dlio_layout = true; return 0;
+    case O_CKPT_DIR: o->ckpt_dir = v; return 0;
+    case O_ASYNC: o->ckpt.async = true; return 0;
+    case O_SHARDED: o->ckpt.sharded = true; return 0;
     case O_HELP: return 1;
+    case O_RANK: return parse_i64("rank", v, 0, 1 << 20, &o->rank);
+    case O_RANKS: return parse_i64("ranks", v, 1, 1 << 20, &o->ranks);
+    case O_STEPS: return parse_i64("steps", v, 1, INT64_MAX, &o->steps);
+    case O_EVERY_STEPS:
+        return parse_i64("every-steps", v, 1, INT64_MAX,
+                         &o->ckpt.plan.every_steps);
+    case O_EVERY_EPOCHS:
+        return parse_i64("every-epochs", v, 1, INT64_MAX,
+                         &o->ckpt.plan.every_epochs);
+    case O_OPT_BYTES:
+        if (parse_i64("optimizer-bytes", v, 0, (int64_t)1 << 40, &x))
+            return -1;
+        o->ckpt.plan.optimizer_bytes = (uint64_t)x;
+        return 0;
+    case O_DROP_LAST:
+        if (strcmp(v, "yes") && strcmp(v, "no")) {
+            fprintf(stderr, "kbench io: --drop-last '%s': expected yes or "
+                    "no\n", v);
+            return -1;
+        }
+        o->drop_last = strcmp(v, "yes") == 0;
+        return 0;
     case O_SCALE: return parse_double("scale", v, &o->gen.scale);
     case O_SEED:
         if (parse_i64("seed", v, 0, INT64_MAX, &x))
@@ -176,12 +239,13 @@ static int parse_opts(int argc, char **argv, cmd_opts *o)
     o->gen.seed = o->run.seed = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o->gen.threads = ncpu > 0 ? (int)ncpu : 1;
-    o->run.epochs = 1;
     o->run.prefetch = 2;
     o->run.chunk = 1 << 20;
     o->run.depth = 8;
     o->engine = "pread";
     o->decode = "auto";
+    o->rank = -1;
+    o->drop_last = -1;
     optind = 1;
     opterr = 0;
     int c;
@@ -195,21 +259,36 @@ static int parse_opts(int argc, char **argv, cmd_opts *o)
         if (rc)
             return rc > 0 ? 1 : KB_IO_USAGE;
     }
-    if (optind < argc) {
-        fprintf(stderr, "kbench io %s: unexpected argument '%s'\n", argv[0],
-                argv[optind]);
+    /* what is left are a DLIO config's key=value overrides, as DLIO takes
+     * them after its workload= */
+    o->overrides = argv + optind;
+    o->noverrides = argc - optind;
+    for (int i = 0; i < o->noverrides; i++)
+        if (!(o->dlio_config || o->dlio_layout) ||
+            !strchr(o->overrides[i], '=')) {
+            fprintf(stderr, "kbench io %s: unexpected argument '%s'%s\n",
+                    argv[0], o->overrides[i],
+                    strchr(o->overrides[i], '=')
+                        ? " (key=value overrides need --dlio-config or "
+                          "--dlio-layout)"
+                        : "");
+            return KB_IO_USAGE;
+        }
+    if (o->profile && (o->dlio_config || o->dlio_layout)) {
+        fprintf(stderr, "kbench io %s: --profile and --dlio-config/"
+                "--dlio-layout are exclusive\n", argv[0]);
         return KB_IO_USAGE;
     }
-    if (!o->dir) {
+    if (!o->dir && !o->dlio_config) {
         fprintf(stderr, "kbench io %s: --dir is required\n", argv[0]);
         return KB_IO_USAGE;
     }
     return 0;
 }
 
-/* Load --profile (required unless optional).  0 or a stage error. */
-static int load_profile(const cmd_opts *o, kb_io_profile *p, bool optional,
-                        char *err, size_t len)
+/* --profile from the profile file. */
+static int load_kbench_profile(const cmd_opts *o, kb_io_profile *p,
+                               bool optional, char *err, size_t len)
 {
     if (!o->profile) {
         if (optional)
@@ -220,6 +299,34 @@ static int load_profile(const cmd_opts *o, kb_io_profile *p, bool optional,
     return kb_io_profile_find(o->profiles ? o->profiles
                                           : kb_io_profiles_path(),
                               o->profile, p, err, len);
+}
+
+/* Load --profile, or the profile a DLIO config makes (--dlio-layout
+ * alone: DLIO's defaults, the files counted when the run opens the
+ * dataset), then the command line's loop options over it.  The profile
+ * is required unless optional.  0 or a stage error. */
+static int load_profile(cmd_opts *o, kb_io_profile *p, bool optional,
+                        char *err, size_t len)
+{
+    int rc = 0;
+    if (o->dlio_config || o->dlio_layout) {
+        rc = kb_io_dlio_config_load(o->dlio_config, o->overrides,
+                                    o->noverrides, p, o->data_folder,
+                                    sizeof o->data_folder, err, len);
+        if (!rc && !o->dir)
+            o->dir = o->data_folder;
+    } else {
+        rc = load_kbench_profile(o, p, optional, err, len);
+    }
+    if (rc)
+        return rc;
+    if (o->drop_last >= 0)
+        p->drop_last = o->drop_last;
+    if (o->steps)
+        p->max_steps = o->steps;
+    if (!o->run.epochs)
+        o->run.epochs = p->epochs ? p->epochs : 1;
+    return kb_io_rank_detect(o->rank, o->ranks, &o->run.rank, err, len);
 }
 
 /* Engine by name, or a message: unknown, or missing from this build. */
@@ -278,6 +385,52 @@ static int finish_run_opts(cmd_opts *o, const kb_io_profile *p, char *err,
     return KB_IO_USAGE;
 }
 
+/* The checkpoint options of `kbench io checkpoint` (verb) or of a run's
+ * schedule: the profile's plan (a DLIO config's checkpoint.*) with the
+ * command line's changes.  A run checkpoints only with --checkpoint-dir.
+ * 0 or a stage error. */
+static int finish_ckpt_opts(cmd_opts *o, const kb_io_profile *p, bool verb,
+                            char *err, size_t len)
+{
+    kb_io_ckpt_opts *c = &o->ckpt;
+    kb_io_ckpt_plan cmd = c->plan;
+    c->plan = p->ckpt;
+    if (cmd.every_steps)
+        c->plan.every_steps = cmd.every_steps, c->plan.every_epochs = 0;
+    if (cmd.every_epochs)
+        c->plan.every_epochs = cmd.every_epochs, c->plan.every_steps = 0;
+    if (cmd.optimizer_bytes)
+        c->plan.optimizer_bytes = cmd.optimizer_bytes;
+    c->dir = verb ? o->dir : o->ckpt_dir;
+    c->json = o->run.json;
+    c->bytes = o->bytes ? (uint64_t)o->bytes : (uint64_t)p->checkpoint_bytes;
+    c->fsync = o->fsync;
+    c->direct = o->run.direct;
+    c->seed = o->run.seed;
+    c->steps = o->steps ? o->steps : p->max_steps;
+    c->epochs = o->run.epochs;
+    c->compute_sleep = p->compute_seconds;
+    c->rank = o->run.rank;
+    if (verb && o->compute) {
+        if (strncmp(o->compute, "sleep:", 6) ||
+            parse_double("compute", o->compute + 6, &c->compute_sleep)) {
+            snprintf(err, len, "--compute %s: checkpoint takes only "
+                     "sleep:SECONDS", o->compute);
+            return KB_IO_USAGE;
+        }
+    }
+    if (!c->dir)
+        return 0;
+    if (!c->bytes) {
+        snprintf(err, len, "checkpoint: give --bytes N, or a --profile or "
+                 "--dlio-config with a model size");
+        return KB_IO_USAGE;
+    }
+    if (!(c->engine = find_engine(o->engine, err, len)))
+        return KB_IO_USAGE;
+    return 0;
+}
+
 /* Dispatch on the sub-verb once options are parsed. */
 static int dispatch(const char *verb, cmd_opts *o, char *err, size_t len)
 {
@@ -293,21 +446,14 @@ static int dispatch(const char *verb, cmd_opts *o, char *err, size_t len)
     }
     if (strcmp(verb, "run") == 0) {
         rc = finish_run_opts(o, &p, err, len);
+        if (!rc)
+            rc = finish_ckpt_opts(o, &p, false, err, len);
+        if (!rc)
+            o->run.ckpt = o->ckpt;
         return rc ? rc : kb_io_run(&p, &o->run, err, len);
     }
-    uint64_t bytes = o->bytes ? (uint64_t)o->bytes
-                              : (uint64_t)p.checkpoint_bytes;
-    if (!bytes) {
-        snprintf(err, len, "checkpoint: give --bytes N or a --profile with "
-                 "checkpoint_bytes");
-        return KB_IO_USAGE;
-    }
-    kb_io_ckpt_opts c = {.dir = o->dir, .json = o->run.json, .bytes = bytes,
-                         .fsync = o->fsync, .direct = o->run.direct,
-                         .seed = o->run.seed};
-    if (!(c.engine = find_engine(o->engine, err, len)))
-        return KB_IO_USAGE;
-    return kb_io_checkpoint(&c, err, len);
+    rc = finish_ckpt_opts(o, &p, true, err, len);
+    return rc ? rc : kb_io_checkpoint(&o->ckpt, err, len);
 }
 
 int kb_cmd_io(int argc, char **argv)
@@ -318,10 +464,12 @@ int kb_cmd_io(int argc, char **argv)
         return argc < 2 ? KB_EXIT_USAGE : KB_EXIT_OK;
     }
     const char *verb = argv[1];
+    if (strcmp(verb, "merge") == 0)
+        return kb_io_merge_cmd(argc - 1, argv + 1);
     if (strcmp(verb, "gen") && strcmp(verb, "run") &&
         strcmp(verb, "checkpoint")) {
-        fprintf(stderr, "kbench io: unknown sub-verb '%s' (expected gen, run "
-                "or checkpoint)\n", verb);
+        fprintf(stderr, "kbench io: unknown sub-verb '%s' (expected gen, run, "
+                "checkpoint or merge)\n", verb);
         return KB_EXIT_USAGE;
     }
     cmd_opts o;

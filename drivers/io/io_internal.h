@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define KB_IO_ERRLEN 512
 #define KB_IO_ALIGN 4096            /* O_DIRECT buffer/offset alignment */
@@ -23,6 +24,31 @@ enum {
 };
 
 /* ---- profiles (profiles.c, data in profiles.conf) ---- */
+
+/* DLIO's checkpoint schedule (checkpoint.*, workflow.checkpoint of a DLIO
+ * workload YAML), run by `kbench io run` between steps and emulated by
+ * `kbench io checkpoint`.  All zero: no checkpoints. */
+typedef struct {
+    int64_t every_steps;        /* steps_between_checkpoints; 0: by epoch */
+    int64_t every_epochs;       /* epochs_between_checkpoints; 0: none */
+    int64_t after_epoch;        /* checkpoint_after_epoch: the first one
+                                 * (epochs count from 1, as in DLIO) */
+    /* the model's bytes are the profile's checkpoint_bytes (model_size) */
+    uint64_t optimizer_bytes;   /* optimization_groups: DLIO writes two
+                                 * tensors a group and their concatenation,
+                                 * 3 x their sum */
+} kb_io_ckpt_plan;
+
+/* Where a dataset's files are and what they hold when DLIO wrote them
+ * (or kbench wrote them for DLIO): train/<prefix>_<i>_of_<N>.<ext>, in
+ * subfolders train/<i mod S>/ when S = num_subfolders_train > 1, with no
+ * kbench manifest and no sample ids or checksums in the records. */
+typedef struct {
+    bool layout;                /* false: kbench's own layout */
+    char prefix[64];            /* dataset.file_prefix (DLIO: "img") */
+    int64_t subfolders;         /* num_subfolders_train */
+} kb_io_dlio;
+
 typedef struct {
     char name[32];
     char format[16];        /* container: tfrecord, npz, hdf5 */
@@ -40,6 +66,14 @@ typedef struct {
     int ndims;
     int64_t checkpoint_bytes;
     char model[32];         /* kbench catalog for --compute backend: */
+    /* The training loop, where a DLIO config sets it (0 / false: not
+     * set; kbench's own profiles leave them so). */
+    int64_t epochs;         /* train.epochs; --epochs overrides */
+    int64_t max_steps;      /* steps an epoch at most (total_training_steps) */
+    bool drop_last;         /* a partial last batch is read, not delivered:
+                             * DLIO's loaders drop it */
+    kb_io_ckpt_plan ckpt;
+    kb_io_dlio dlio;
 } kb_io_profile;
 
 /* Path of the profile file: $KBENCH_IO_PROFILES, else io/profiles.conf in
@@ -89,6 +123,9 @@ typedef struct {
     size_t body_len;
     uint64_t offset;        /* of the record in the file, for messages */
 } kb_io_sample;
+/* A DLIO npz file keeps its samples along the last axis of one array, so
+ * a sample's body there is that whole array (x[..., k] is a strided view,
+ * as in DLIO's reader) and its id is k. */
 
 typedef int (*kb_io_sample_fn)(void *ctx, const kb_io_sample *s);
 
@@ -109,6 +146,11 @@ typedef struct {
     const char *name;
     const char *ext;
     const char *missing;    /* why it is unavailable in this build, or NULL */
+    /* The records carry no ids (DLIO's files): a parser numbers them 0, 1,
+     * ... in file order and the pipeline names sample k of file f
+     * f x samples_per_file + k.  Otherwise ids are global, from the
+     * sample header. */
+    bool positional_ids;
     /* Write file `file_index` of the dataset to `path`.  Returns 0,
      * KB_IO_ERROR with a message. */
     int (*gen_file)(const kb_io_profile *p, uint64_t seed, int64_t file_index,
@@ -130,7 +172,8 @@ typedef struct {
 /* NULL when the name is unknown. */
 const kb_io_format *kb_io_format_find(const char *name);
 extern const kb_io_format kb_io_format_tfrecord, kb_io_format_npz,
-    kb_io_format_hdf5;
+    kb_io_format_hdf5, kb_io_format_dlio_npz, kb_io_format_dlio_tfrecord,
+    kb_io_format_dlio_hdf5;
 
 /* Write all of buf to fd.  0, or KB_IO_ERROR naming path. */
 int kb_io_write_full(int fd, const uint8_t *buf, size_t n, const char *path,
@@ -321,6 +364,57 @@ typedef struct {
 int kb_io_gen(const kb_io_profile *p, const kb_io_gen_opts *o, char *err,
               size_t len);
 
+/* ---- scale-out (rank.c): one process a node, sharded by rank ---- */
+typedef struct {
+    int64_t rank, ranks;          /* 0 <= rank < ranks */
+    const char *source;           /* "--rank", "slurm", "openmpi", "pmix",
+                                   * or "single" (no launcher) */
+} kb_io_rank;
+
+/* Rank and size from the launcher's environment (SLURM_PROCID and
+ * SLURM_NTASKS, OMPI_COMM_WORLD_RANK and _SIZE, PMIX_RANK with a size from
+ * one of them), else a single rank.  Explicit --rank/--ranks (rank >= 0)
+ * win.  0, or KB_IO_USAGE naming the variable that is malformed or
+ * inconsistent. */
+int kb_io_rank_detect(int64_t rank, int64_t ranks, kb_io_rank *r, char *err,
+                      size_t len);
+
+/* Global samples [*lo, *hi) of rank r out of `total`: DLIO's split,
+ * ceil(total / ranks) consecutive samples a rank, the last one short. */
+void kb_io_rank_shard(const kb_io_rank *r, int64_t total, int64_t *lo,
+                      int64_t *hi);
+
+/* ---- delivered-sample bitmaps in records (bitmap.c) ----
+ * Bit i of `bits` is sample i.  The text form of ids [lo, hi) is the hex
+ * of their bits' zlib stream: a full bitmap of a million samples is a few
+ * hundred characters. */
+/* malloc'd text, or NULL when out of memory. */
+char *kb_io_bitmap_encode(const uint8_t *bits, int64_t lo, int64_t hi);
+/* OR the bits of text (ids [lo, hi)) into bits (which holds at least hi
+ * bits).  0, or KB_IO_CORRUPT with a message naming what is malformed. */
+int kb_io_bitmap_decode(const char *text, int64_t lo, int64_t hi,
+                        uint8_t *bits, char *err, size_t len);
+
+typedef struct {
+    const char *dir;
+    const char *json;             /* JSON Lines path or NULL */
+    uint64_t bytes;
+    const kb_io_engine *engine;
+    bool fsync, direct;
+    uint64_t seed;
+    /* DLIO's schedule: `kbench io checkpoint` emulates its training loop
+     * (steps of compute_sleep seconds) when plan.every_steps or
+     * plan.every_epochs is set, else writes and reads back one. */
+    kb_io_ckpt_plan plan;
+    int64_t steps, epochs;        /* the emulated loop */
+    double compute_sleep;
+    bool async;                   /* the write overlaps the next steps */
+    bool sharded;                 /* each rank writes its 1/ranks share;
+                                   * else rank 0 writes it all (DLIO's
+                                   * rank_zero) */
+    kb_io_rank rank;
+} kb_io_ckpt_opts;
+
 typedef struct {
     const char *dir;
     const char *json;             /* JSON Lines path or NULL */
@@ -336,6 +430,10 @@ typedef struct {
     bool direct, cold, skip_corrupt, quiet;
     double compute_sleep;         /* seconds per step, or < 0 */
     const char *compute_backend;  /* backend name, or NULL */
+    kb_io_rank rank;              /* this process's shard */
+    /* checkpoints between steps on ckpt.plan (p->ckpt with the command
+     * line's changes) when ckpt.dir is set */
+    kb_io_ckpt_opts ckpt;
 } kb_io_run_opts;
 
 /* Returns 0, KB_IO_CORRUPT (verification failed), KB_IO_USAGE or
@@ -343,22 +441,65 @@ typedef struct {
 int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
               size_t len);
 
+/* ---- DLIO's datasets and workload configs (dlio_layout.c,
+ * dlio_config.c) ---- */
+/* Path of file i (0-based) of a DLIO-layout dataset in dir:
+ * dir/train[/<i mod S>]/<prefix>_<i>_of_<N>.<ext>, i and the subfolder
+ * zero-padded to the width of N and S as DLIO pads them.  malloc'd, or
+ * NULL when out of memory. */
+char *kb_io_dlio_file_path(const char *dir, const kb_io_profile *p,
+                           int64_t i);
+/* Make dir/train and its subfolders (gen).  0 or KB_IO_ERROR. */
+int kb_io_dlio_mkdirs(const char *dir, const kb_io_profile *p, char *err,
+                      size_t len);
+/* Fill p from the files DLIO wrote under dir/train when p->files is 0
+ * (count, prefix, subfolders and format from the names), else check them
+ * against p; every file 0..N-1 must be there.  samples_per_file stays as
+ * given (0: unknown, the run counts the first file's).  0, or KB_IO_USAGE
+ * naming the missing or stray file. */
+int kb_io_dlio_scan(const char *dir, kb_io_profile *p, char *err, size_t len);
+
+/* A DLIO workload YAML (Hydra's `workload` group: dataset.*, reader.*,
+ * train.*, checkpoint.*, workflow.*, metric.*) with `key=value` overrides
+ * (DLIO's `++workload.dataset.num_files_train=8`, or without the prefix)
+ * into a profile.  The mapping is data (dlio_keys.conf): a key kbench
+ * does not implement is a warning on stderr when it cannot change the
+ * measurement and KB_IO_USAGE when it would.  *data_folder gets
+ * dataset.data_folder (a pointer into p, for --dir's default).  0,
+ * KB_IO_USAGE naming the file, line and key, or KB_IO_ERROR. */
+int kb_io_dlio_config_load(const char *path, char **overrides, int noverrides,
+                           kb_io_profile *p, char *data_folder, size_t dlen,
+                           char *err, size_t len);
+
+/* `kbench io merge FILE...`: argv[0] == "merge".  Returns an exit code
+ * (drivers/commands.h). */
+int kb_io_merge_cmd(int argc, char **argv);
+
 /* Dataset manifest written last by gen: profile, files, samples/file. */
 int kb_io_manifest_read(const char *dir, char *profile, size_t plen,
                         int64_t *files, int64_t *spf, char *err, size_t len);
 /* Path of file i of the dataset (malloc'd), NULL when out of memory. */
 char *kb_io_file_path(const char *dir, const kb_io_profile *p, int64_t i);
 
-typedef struct {
-    const char *dir;
-    const char *json;             /* JSON Lines path or NULL */
-    uint64_t bytes;
-    const kb_io_engine *engine;
-    bool fsync, direct;
-    uint64_t seed;
-} kb_io_ckpt_opts;
 
 int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len);
+
+/* The schedule inside a training loop (ckpt_schedule.c), for `kbench io
+ * run`.  open: *s is NULL when the plan has no checkpoints.  step: after
+ * step `step` (1-based in the epoch) of epoch `epoch` (1-based), `last`
+ * when it ended the epoch, writes what the schedule asks for (or, async,
+ * hands it to the writer thread, first waiting for the previous one);
+ * *stall gets the seconds the loop was held.  close: waits for a write in
+ * flight (its wait added to *stall), writes one "io_checkpoint" record a
+ * checkpoint to json (may be NULL) and frees s.  Each returns 0 or a stage
+ * error with a message. */
+typedef struct kb_io_ckpt_sched kb_io_ckpt_sched;
+int kb_io_ckpt_sched_open(const kb_io_ckpt_opts *o, kb_io_ckpt_sched **s,
+                          char *err, size_t len);
+int kb_io_ckpt_sched_step(kb_io_ckpt_sched *s, int64_t epoch, int64_t step,
+                          bool last, double *stall, char *err, size_t len);
+int kb_io_ckpt_sched_close(kb_io_ckpt_sched *s, FILE *json, double *stall,
+                           char *err, size_t len);
 
 /* Open path with `flags` (mode 0644 when creating), adding O_DIRECT when
  * *direct; a filesystem that refuses O_DIRECT at open (EINVAL, as tmpfs
