@@ -70,7 +70,7 @@ static void print_usage(FILE *out)
           "  kbench report RESULTS.jsonl... [--peaks FILE] --out DIR\n"
           "  kbench merge NODE-RESULTS.jsonl... [--out TABLE.md] [--svg FILE]\n"
           "               [--json FILE] [--z Z]\n"
-          "  kbench io gen|run|checkpoint ...   (kbench io --help)\n"
+          "  kbench io gen|run|checkpoint|merge ... (kbench io --help)\n"
           "  kbench baseline RESULTS.jsonl... --out BANDS [--k K | --roof-fraction F]\n"
           "  kbench check RESULTS.jsonl... --bands BANDS [--junit FILE]\n"
           "  kbench compare A.jsonl B.jsonl | RESULTS.jsonl --backends X,Y\n"

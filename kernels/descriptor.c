@@ -578,6 +578,14 @@ static int build_conv_dim(const dimspec *ds, int d, kb_conv_desc *c,
                     v[F_I], keys[kk[F_P]].name, v[F_P], keys[kk[F_K]].name,
                     v[F_K], keys[kk[F_D]].name, v[F_D]);
     out = (span - dk) / v[F_S] + 1;
+    /* only padding takes it past the largest value: the canonical text
+     * must parse back */
+    if (out > KB_VALUE_MAX)
+        return fail(err, errlen, ds->pos[F_P], "output '%s' would be %"
+                    PRId64 " (%s %" PRId64 " + 2*%s %" PRId64 "); expected "
+                    "at most %" PRId64, keys[kk[F_O]].name, out,
+                    keys[kk[F_I]].name, v[F_I], keys[kk[F_P]].name, v[F_P],
+                    KB_VALUE_MAX);
     if (ds->given[F_O] && ds->v[F_O] != out)
         return fail(err, errlen, ds->pos[F_O], "'%s' is %" PRId64 " but the "
                     "shape gives %s %" PRId64 " = (%s %" PRId64 " + 2*%s %"
@@ -887,8 +895,11 @@ static void put_conv(outbuf *o, const kb_conv_desc *c)
     put(o, "ic%" PRId64 "oc%" PRId64, c->ic, c->oc);
     for (int d = 3 - c->ndims; d < 3; d++) {
         put(o, "_");
+        /* a dilation of 0 is left out, except on W when H's is not 0:
+         * parsing would copy H's to W */
         for (int f = 0; f < NF; f++)
-            if (f != F_D || conv_get(c, d, f) != 0)
+            if (f != F_D || conv_get(c, d, f) != 0 ||
+                (d == 2 && conv_get(c, 1, f) != 0))
                 put(o, "%s%" PRId64, keys[field_keys[d][f]].name,
                     conv_get(c, d, f));
     }

@@ -46,7 +46,7 @@ kb_last() {
 kb_mbs() {
     p=$1
     shift
-    kb_last "$p" '"%.1f" % r["io_measured_MB_per_second"]' --cold "$@"
+    kb_last "$p" '"%.1f" % r["kb_read_MB_per_second"]' --cold "$@"
 }
 
 # MB/s of fio reading the same files sequentially with THREADS jobs.  Each
@@ -119,7 +119,7 @@ rows=$(row "buffered, cache invalidated (pread / psync)" pread 0
     for p in resnet50 cosmoflow unet3d deepcam; do
         case $p in resnet50) s=0.002;; cosmoflow) s=0.0002;; unet3d) s=0.03;; deepcam) s=0.0001;; esac
         gen $p $s
-        row=$(kb_last $p '"| %s | %.1f | %.1f |" % (r["decode"], r["train_throughput_samples_per_second"], r["io_measured_MB_per_second"])')
+        row=$(kb_last $p '"| %s | %.1f | %.1f |" % (r["decode"], r["train_throughput_samples_per_second"], r["kb_read_MB_per_second"])')
         echo "| $p $row"
     done
 } > "$OUT.tmp"

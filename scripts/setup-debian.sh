@@ -12,9 +12,11 @@ set -euo pipefail
 # parses the SVG and HTML.  kbench io: zlib (required), libjpeg-turbo,
 # HDF5 and liburing (a profile or engine whose library is missing says so).
 # python3-scipy: reference p-values for the compare statistics test only.
+# python3-numpy, python3-h5py: the DLIO dataset fixtures (tests/dlio_fixtures.py).
 packages=(build-essential cmake pkg-config git libcjson-dev python3 python3-scipy
+          python3-numpy python3-h5py
           libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev libxml2-dev
-          zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev)
+          zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev libyaml-dev)
 
 if [ "$(id -u)" -eq 0 ]; then
     as_root=()

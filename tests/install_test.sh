@@ -17,7 +17,8 @@ cmake --install "$build" --prefix "$tmp/staged" >/dev/null
 mv "$tmp/staged" "$tmp/prefix"
 kb=$tmp/prefix/bin/kbench
 share=$tmp/prefix/share/kbench
-for f in "$kb" "$share/catalog/resnet50.txt" "$share/io/profiles.conf"; do
+for f in "$kb" "$share/catalog/resnet50.txt" "$share/io/profiles.conf" \
+         "$share/io/dlio_keys.conf"; do
     [ -e "$f" ] || fail "not installed: $f"
 done
 # No data path into the source tree is compiled in any more (whole
@@ -56,6 +57,11 @@ kb 0 list layers --model resnet50
 grep -q conv "$tmp/out" || fail "list layers --model resnet50 lists no conv"
 kb 0 io gen --profile cosmoflow --dir "$tmp/gen" --scale 0.000001
 [ -f "$tmp/gen/kbench-io.manifest" ] || fail "io gen wrote no manifest"
+# a DLIO workload YAML, read through the installed key table
+cp "$src/tests/inputs/dlio/unet3d_h100.yaml" "$tmp/"
+kb 0 io gen --dlio-config "$tmp/unet3d_h100.yaml" dataset.num_files_train=2 \
+    dataset.record_length=4096 dataset.record_length_stdev=0 --dir "$tmp/dlio"
+[ -f "$tmp/dlio/train/img_0_of_2.npz" ] || fail "io gen --dlio-config wrote no train/img_0_of_2.npz"
 kb 0 run --model resnet50 --kernel gemm --backend omp --reps 1 --quiet
 
 # KBENCH_DATA_DIR wins; without any data directory, the errors say where.

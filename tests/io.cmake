@@ -5,7 +5,8 @@ set(KB_IO_TEST_DEFS
   KB_IO_TEST_PROFILES="${CMAKE_CURRENT_LIST_DIR}/io_profiles_test.conf"
   KB_IO_TEST_CATALOGS="${CMAKE_CURRENT_LIST_DIR}/io_catalog")
 foreach(t test_io_units test_io_pipeline test_io_corrupt test_io_interrupt
-          test_io_checkpoint test_io_compute)
+          test_io_checkpoint test_io_ckpt_schedule test_io_compute
+          test_io_merge test_io_metrics test_io_shard)
   kb_add_test(${t} kb_io)
   target_compile_definitions(${t} PRIVATE ${KB_IO_TEST_DEFS})
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/drivers/io)
@@ -41,3 +42,46 @@ endif()
 set_tests_properties(test_io_direct PROPERTIES
   ENVIRONMENT "LD_PRELOAD=${KB_IO_PRELOAD}"
   SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS io)
+
+# DLIO's datasets as DLIO's own libraries write them: numpy.savez and
+# savez_compressed, h5py, the TFRecord Example encoding (Debian's
+# python3-numpy python3-h5py, so /usr/bin's python3 before a PATH one);
+# written by one test, read by the next, nothing binary committed.
+find_program(KB_IO_PYTHON3 NAMES python3 HINTS /usr/bin)
+set(KB_IO_DLIO_DATA ${CMAKE_CURRENT_BINARY_DIR}/dlio_fixtures)
+add_test(NAME io_dlio_fixtures
+         COMMAND ${KB_IO_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/dlio_fixtures.py
+                 write ${KB_IO_DLIO_DATA})
+set_tests_properties(io_dlio_fixtures PROPERTIES
+  FIXTURES_SETUP dlio_data TIMEOUT 60 LABELS io)
+add_executable(test_io_dlio_formats test_io_dlio_formats.c)
+target_link_libraries(test_io_dlio_formats PRIVATE kb_io)
+target_compile_definitions(test_io_dlio_formats PRIVATE ${KB_IO_TEST_DEFS}
+  KB_IO_PYTHON3="${KB_IO_PYTHON3}"
+  KB_IO_DLIO_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/dlio_fixtures.py")
+target_include_directories(test_io_dlio_formats PRIVATE
+                           ${PROJECT_SOURCE_DIR}/drivers/io)
+add_test(NAME test_io_dlio_formats
+         COMMAND test_io_dlio_formats ${KB_IO_DLIO_DATA})
+set_tests_properties(test_io_dlio_formats PROPERTIES
+  FIXTURES_REQUIRED dlio_data TIMEOUT 120 LABELS io)
+# end to end: kbench io run --dlio-layout over each of them
+add_test(NAME test_io_dlio_run
+         COMMAND test_io_dlio_formats ${KB_IO_DLIO_DATA} --run)
+set_tests_properties(test_io_dlio_run PROPERTIES
+  FIXTURES_REQUIRED dlio_data TIMEOUT 120 LABELS io)
+
+# DLIO's own workload YAMLs (tests/inputs/dlio/, unchanged) into profiles
+# through the key table staged in share/kbench/io/; and the README's table
+# of that key table, row for row.
+kb_add_test(test_io_dlio_config kb_io)
+target_compile_definitions(test_io_dlio_config PRIVATE ${KB_IO_TEST_DEFS}
+  KB_IO_DLIO_INPUTS="${CMAKE_CURRENT_LIST_DIR}/inputs/dlio")
+target_include_directories(test_io_dlio_config PRIVATE
+                           ${PROJECT_SOURCE_DIR}/drivers/io)
+set_tests_properties(test_io_dlio_config PROPERTIES TIMEOUT 120 LABELS io)
+add_test(NAME io_dlio_keys_readme
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/dlio_keys_readme_test.sh
+                 ${PROJECT_SOURCE_DIR}/drivers/io/dlio_keys.conf
+                 ${PROJECT_SOURCE_DIR}/README.md)
+set_tests_properties(io_dlio_keys_readme PROPERTIES TIMEOUT 30 LABELS io)

@@ -184,7 +184,7 @@ static inline void io_test_jsonl_free(cJSON **recs, int n)
 static inline int io_test_flip(const char *path, long off, uint8_t mask)
 {
     int fd = open(path, O_RDWR);
-    uint8_t b;
+    uint8_t b = 0;
     int ok = fd >= 0 && pread(fd, &b, 1, off) == 1;
     b ^= mask;
     ok = ok && pwrite(fd, &b, 1, off) == 1;

@@ -77,6 +77,7 @@ static void test_round_trips(void)
         "g2ic4ih10oc6kh3",
         "g8ic8ih12oc8kh3ph1_ndepthwise",
         "ic2ih20oc3kh3ph6dh5",
+        "g2mb2ic8oc12ih9iw8kh3kw2sh2sw1ph1pw0dh1dw0",   /* dw0 kept */
         "ic2ih15iw9oc3kh3kw2sh2sw3",
         "ic2ih9oc3oh7kh3",
         "ic3ih8oc4kh3_nres2a_branch2b*3",
@@ -256,6 +257,9 @@ static void test_errors(void)
     parse_fails("ic3ih4oc3kd1", &s, "missing 'id'", NULL);
     parse_fails("ic3ih5oc4kh3mb0", &s, "'mb' is 0", NULL);
     parse_fails("ic3ih2000000000000oc4kh3", &s, "column 6:", "too large", NULL);
+    /* padding alone must not take the output past the largest value */
+    parse_fails("ic3ih5oc4kh3ph1000000000000", &s, "column 13:",
+                "output 'oh' would be 2000000000003", NULL);
     parse_fails("ic3ih5oc4kh3dh1099511627776kh3", &s, "given twice", NULL);
     parse_fails("ic3ih5oc4kh3n", &s, "column 13:", "layer name", NULL);
     parse_fails("ic3ih5oc4kh3nx*0", &s, "column 15:", "count", NULL);

@@ -7,6 +7,25 @@
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 
+/* Ids set in a record's delivered_bitmap. */
+static double bitmap_count(const cJSON *o)
+{
+    int64_t total = (int64_t)cJSON_GetObjectItem(o, "samples_total")
+                        ->valuedouble;
+    const cJSON *t = cJSON_GetObjectItem(o, "delivered_bitmap");
+    uint8_t *bits = calloc((size_t)(total + 7) / 8 + 1, 1);
+    char e[KB_IO_ERRLEN];
+    double n = -1;
+    if (bits && cJSON_IsString(t) &&
+        !kb_io_bitmap_decode(t->valuestring, 0, total, bits, e, sizeof e)) {
+        n = 0;
+        for (int64_t id = 0; id < total; id++)
+            n += (bits[id / 8] >> (id % 8)) & 1;
+    }
+    free(bits);
+    return n;
+}
+
 /* Check a JSON Lines file: `epochs` records, each with all samples. */
 static void check_json(const char *path, int epochs, double samples)
 {
@@ -25,6 +44,13 @@ static void check_json(const char *path, int epochs, double samples)
         CHECK(cJSON_GetObjectItem(o, "train_throughput_samples_per_second")
                   ->valuedouble > 0);
         CHECK(cJSON_GetObjectItem(o, "train_io_mean_MB_per_second") != NULL);
+        CHECK(cJSON_GetObjectItem(o, "kb_read_MB_per_second")->valuedouble >
+              0);
+        CHECK(cJSON_IsObject(cJSON_GetObjectItem(o, "conventions")));
+        /* one rank: the bitmap holds every sample of the dataset */
+        CHECK(cJSON_GetObjectItem(o, "samples_total")->valuedouble ==
+              samples);
+        CHECK(bitmap_count(o) == samples);
         double res = cJSON_GetObjectItem(o, "residency_before")->valuedouble;
         CHECK(res >= 0 && res <= 1);
         CHECK(cJSON_GetObjectItem(o, "epoch")->valuedouble == i);
@@ -107,6 +133,77 @@ static void one_profile(const char *root, const char *name, int files_x_spf)
     check_direct(json, io_test_direct_works(dir));
 }
 
+/* One epoch of kb_io_run on a DLIO-layout dataset, as rank `rank` of
+ * `ranks`; its record in *o.  The profile gives no samples_per_file: the
+ * run counts the first file's records. */
+static int run_dlio(const kb_io_profile *gen, const char *dir,
+                    const char *json, int64_t rank, int64_t ranks, cJSON **o)
+{
+    kb_io_profile p = *gen;
+    p.files = 0;
+    p.samples_per_file = 0;
+    kb_io_run_opts r = {.dir = dir, .json = json,
+                        .engine = &kb_io_engine_pread,
+                        .decoder = &kb_io_decode_parse, .epochs = 1,
+                        .readers = 2, .prefetch = 2, .batch = 2, .seed = 1,
+                        .chunk = 1 << 20, .depth = 8, .quiet = true,
+                        .rank = {rank, ranks, "--rank"}};
+    char err[KB_IO_ERRLEN];
+    int rc = kb_io_run(&p, &r, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "dlio run: %s\n", err);
+    int n;
+    cJSON **recs = rc ? NULL : io_test_jsonl(json, &n);
+    *o = recs && n == 1 ? recs[0] : NULL;
+    if (recs)
+        free(recs);
+    return rc;
+}
+
+/* A DLIO-layout dataset (files without ids): positional ids file x spf +
+ * k, every sample once, and two ranks' shards of them. */
+static void test_dlio_layout(const char *root, const char *format)
+{
+    char dir[600], json[700], err[KB_IO_ERRLEN];
+    snprintf(dir, sizeof dir, "%s/%s", root, format);
+    snprintf(json, sizeof json, "%s/%s.jsonl", root, format);
+    kb_io_profile p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "dlio");
+    snprintf(p.format, sizeof p.format, "%s", format);
+    p.files = 4;
+    p.samples_per_file = 3;
+    p.sample_bytes = 90;
+    p.dlio.layout = true;
+    snprintf(p.dlio.prefix, sizeof p.dlio.prefix, "img");
+    kb_io_gen_opts g = {.dir = dir, .scale = 1, .seed = 5, .threads = 1};
+    int rc = kb_io_gen(&p, &g, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "gen %s: %s\n", format, err);
+    CHECK(rc == 0);
+    cJSON *o;
+    CHECK(run_dlio(&p, dir, json, 0, 1, &o) == 0);
+    CHECK(o != NULL);
+    if (o) {
+        CHECK(cJSON_GetObjectItem(o, "samples")->valuedouble == 12);
+        CHECK(cJSON_GetObjectItem(o, "samples_total")->valuedouble == 12);
+        CHECK(bitmap_count(o) == 12);
+        cJSON_Delete(o);
+    }
+    /* 6 ids a rank: files 0-1 and 2-3 */
+    for (int64_t r = 0; r < 2; r++) {
+        CHECK(run_dlio(&p, dir, json, r, 2, &o) == 0);
+        CHECK(o != NULL);
+        if (!o)
+            continue;
+        CHECK(cJSON_GetObjectItem(o, "samples")->valuedouble == 6);
+        CHECK(cJSON_GetObjectItem(o, "files")->valuedouble == 2);
+        CHECK(cJSON_GetObjectItem(o, "sample_lo")->valuedouble == 6 * r);
+        CHECK(bitmap_count(o) == 6);
+        cJSON_Delete(o);
+    }
+}
+
 static void test_usage(const char *root)
 {
     char err[4096];
@@ -152,6 +249,8 @@ int main(void)
     one_profile(root, "unet3d", 5);
     one_profile(root, "bert", 150);
     one_profile(root, "deepcam", 4);
+    test_dlio_layout(root, "dlio-npz");
+    test_dlio_layout(root, "dlio-tfrecord");
     test_usage(root);
     io_test_rmtree(root);
     free(root);

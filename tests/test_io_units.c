@@ -1,6 +1,6 @@
 /* test_io_units.c - the I/O stage's pieces on their own: CRC32C, TFRecord
  * framing and its damage detection, shuffles, the prefetch ring, the
- * profile file. */
+ * profile file, a JPEG header's dimensions, a bitmap's id range. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
 
@@ -171,6 +171,57 @@ static void test_profiles(void)
     free(dir);
 }
 
+/* A JPEG whose frame header claims 65280 x 65280 pixels is corrupt, not a
+ * 12 GB allocation (found by tests/fuzz). */
+static void test_jpeg_dims(void)
+{
+    if (kb_io_decode_jpeg.missing)
+        return;
+    kb_io_profile p;
+    char err[KB_IO_ERRLEN];
+    uint8_t *jpg = NULL;
+    size_t n = 0, sof = 0;
+    CHECK(kb_io_profile_find(KB_IO_TEST_PROFILES, "resnet50", &p, err,
+                             sizeof err) == 0);
+    CHECK(kb_io_jpeg_make(&p, 1, 0, &jpg, &n, err, sizeof err) == 0);
+    /* segments after SOI: FF, marker, 16-bit length; SOF0 holds the
+     * precision, then the height and width */
+    for (size_t i = 2; jpg && i + 9 < n && jpg[i] == 0xff;
+         i += 2 + (size_t)(jpg[i + 2] << 8 | jpg[i + 3]))
+        if (jpg[i + 1] == 0xc0) {
+            sof = i;
+            break;
+        }
+    CHECK(sof > 0);
+    if (!sof) {
+        free(jpg);
+        return;
+    }
+    /* 65280 x 65280: libjpeg-turbo itself refuses more than 65500 */
+    memcpy(jpg + sof + 5, "\xff\x00\xff\x00", 4);
+    kb_io_sample s = {3, jpg, n, 0};
+    kb_io_scratch scratch = {0};
+    uint8_t *out = malloc(kb_io_decode_jpeg.out_bytes(&p));
+    CHECK(kb_io_decode_jpeg.decode(&p, &s, 1, out, &scratch, err,
+                                   sizeof err) == KB_IO_CORRUPT);
+    CHECK(strstr(err, "65280x65280") != NULL);
+    free(out);
+    free(scratch.p);
+    free(jpg);
+}
+
+/* A bitmap's id range is checked against its text before the bitmap is
+ * allocated: 2^40 ids cannot come from 7 bytes of zlib (found by
+ * tests/fuzz). */
+static void test_bitmap_range(void)
+{
+    uint8_t bits[1] = {0};
+    char err[KB_IO_ERRLEN] = "";
+    CHECK(kb_io_bitmap_decode("789c030000000001", 0, INT64_C(1) << 40, bits,
+                              err, sizeof err) == KB_IO_CORRUPT);
+    CHECK(strstr(err, "cannot inflate") != NULL);
+}
+
 int main(void)
 {
     test_tfrecord();
@@ -178,5 +229,7 @@ int main(void)
     test_shuffle();
     test_ring();
     test_profiles();
+    test_jpeg_dims();
+    test_bitmap_range();
     return CHECK_DONE();
 }

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* Bits [lo, hi) of bits, repacked so that bit 0 is id lo. */
@@ -61,9 +62,17 @@ int kb_io_bitmap_decode(const char *text, int64_t lo, int64_t hi,
                  lo, hi, hi < lo ? "empty range" : "odd number of hex digits");
         return KB_IO_CORRUPT;
     }
-    uint8_t *z = malloc(zn ? zn : 1);
     /* one byte more than expected, so a longer stream is told apart */
     uLongf want = (uLongf)((hi - lo + 7) / 8), got = want + 1;
+    /* deflate inflates 1032-fold at most: a range that the text cannot
+     * fill is refused before its bitmap is allocated */
+    if (want / 1032 > zn) {
+        snprintf(err, len, "bitmap of ids [%" PRId64 ", %" PRId64 "): %zu "
+                 "hex digits cannot inflate to %lu bytes", lo, hi, tn,
+                 (unsigned long)want);
+        return KB_IO_CORRUPT;
+    }
+    uint8_t *z = malloc(zn ? zn : 1);
     uint8_t *raw = z ? malloc(got) : NULL;
     int rc = 0;
     if (!raw) {
@@ -94,4 +103,18 @@ out:
     free(z);
     free(raw);
     return rc;
+}
+
+int kb_io_bitmap_room(int64_t total, int copies, const char *what, char *err,
+                      size_t len)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double need = (double)copies * (double)((total + 7) / 8);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (have == 0 || need <= have / 4)
+        return 0;
+    snprintf(err, len, "%s: %" PRId64 " samples need %d bitmap%s of %.0f MB, "
+             "over a quarter of this machine's %.0f MB", what, total, copies,
+             copies > 1 ? "s" : "", need / copies / 1e6, have / 1e6);
+    return KB_IO_USAGE;
 }

@@ -1,8 +1,10 @@
 /* checkpoint.c - `kbench io checkpoint`: write a model-sized checkpoint
  * through an engine, read it back (evicted from the page cache first),
  * verify every byte, and report GB/s both ways with the mode each
- * direction really ran in (direct, buffered, +fsync) and any fallback. */
-#include "io_internal.h"
+ * direction really ran in (direct, buffered, +fsync) and any fallback.
+ * With a schedule the verb is ckpt_loop.c's training loop, which writes
+ * and reads back through the functions here. */
+#include "ckpt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,35 +17,21 @@
 
 #define CKPT_CHUNK (4u << 20)
 
-/* What one direction measured, and how. */
-typedef struct {
-    kb_io_direct dio;
-    bool direct;        /* the measured attempt used O_DIRECT throughout */
-    bool synced;        /* write: fsync inside the timed window */
-    double seconds;     /* open to close of the measured attempt */
-} ckpt_side;
-
-/* Pattern of the checkpoint: random words from the seed. */
-static void fill(uint8_t *buf, size_t n, uint64_t seed)
-{
-    kb_io_fill_random(buf, n, kb_mix64(seed + 0xc4c4));
-}
-
-static size_t round_up(size_t n)
+size_t kb_io_ckpt_round_up(size_t n)
 {
     return (n + KB_IO_ALIGN - 1) / KB_IO_ALIGN * KB_IO_ALIGN;
 }
 
 /* Write buf[0, n) to path, timed from the open to the close.  buf holds
- * round_up(n) bytes, zero past n: with O_DIRECT the whole blocks are
- * written and the file truncated back to n.  Where O_DIRECT is refused
- * (at open, or EINVAL from the write) the write is done again buffered and
- * fsync'd inside the window, so the figure is still the device's.  With
- * --fsync, fsync inside the window too.  0 or KB_IO_ERROR with a
- * message. */
-static int write_ckpt(const kb_io_ckpt_opts *o, void *eng, const char *path,
-                      const uint8_t *buf, size_t n, ckpt_side *w, char *err,
-                      size_t len)
+ * kb_io_ckpt_round_up(n) bytes, zero past n: with O_DIRECT the whole
+ * blocks are written and the file truncated back to n.  Where O_DIRECT is
+ * refused (at open, or EINVAL from the write) the write is done again
+ * buffered and fsync'd inside the window, so the figure is still the
+ * device's.  With --fsync, fsync inside the window too.  0 or KB_IO_ERROR
+ * with a message. */
+int kb_io_ckpt_write_file(const kb_io_ckpt_opts *o, void *eng,
+                          const char *path, const uint8_t *buf, size_t n,
+                          kb_io_ckpt_side *w, char *err, size_t len)
 {
     bool direct = o->direct && !o->engine->no_direct;
     for (;;) {
@@ -57,7 +45,7 @@ static int write_ckpt(const kb_io_ckpt_opts *o, void *eng, const char *path,
         if (asked && !direct)
             kb_io_direct_refuse(&w->dio, "open", "open", path,
                                 strerror(EINVAL));
-        size_t size = direct ? round_up(n) : n;
+        size_t size = direct ? kb_io_ckpt_round_up(n) : n;
         char msg[KB_IO_ERRLEN];
         int rc = o->engine->write(eng, fd, buf, size, CKPT_CHUNK, msg,
                                   sizeof msg);
@@ -89,13 +77,14 @@ static int write_ckpt(const kb_io_ckpt_opts *o, void *eng, const char *path,
     }
 }
 
-/* Read the n bytes of path into buf (capacity round_up(n)), timed from
- * the open to the close, with O_DIRECT when asked; refused at open or at
- * transfer time (EINVAL from the read), it is read again buffered.  0,
- * KB_IO_CORRUPT (too short) or KB_IO_ERROR with a message. */
-static int read_ckpt(const kb_io_ckpt_opts *o, void *eng, const char *path,
-                     uint8_t *buf, size_t n, ckpt_side *r, char *err,
-                     size_t len)
+/* Read the n bytes of path into buf (capacity kb_io_ckpt_round_up(n)),
+ * timed from the open to the close, with O_DIRECT when asked; refused at
+ * open or at transfer time (EINVAL from the read), it is read again
+ * buffered.  0, KB_IO_CORRUPT (too short) or KB_IO_ERROR with a
+ * message. */
+int kb_io_ckpt_read_file(const kb_io_ckpt_opts *o, void *eng,
+                         const char *path, uint8_t *buf, size_t n,
+                         kb_io_ckpt_side *r, char *err, size_t len)
 {
     bool direct = o->direct && !o->engine->no_direct;
     for (;;) {
@@ -139,8 +128,8 @@ static int read_ckpt(const kb_io_ckpt_opts *o, void *eng, const char *path,
 
 /* What was read against what was written, outside the timed windows.  0,
  * or KB_IO_CORRUPT naming the first differing offset. */
-static int verify(const char *path, const uint8_t *got, const uint8_t *want,
-                  size_t n, char *err, size_t len)
+int kb_io_ckpt_compare(const char *path, const uint8_t *got,
+                       const uint8_t *want, size_t n, char *err, size_t len)
 {
     if (memcmp(got, want, n) == 0)
         return 0;
@@ -152,27 +141,27 @@ static int verify(const char *path, const uint8_t *got, const uint8_t *want,
     return KB_IO_CORRUPT;
 }
 
-static const char *write_mode(const ckpt_side *w)
+const char *kb_io_ckpt_write_mode(const kb_io_ckpt_side *w)
 {
     return w->direct ? (w->synced ? "direct+fsync" : "direct")
                      : (w->synced ? "buffered+fsync" : "buffered");
 }
 
-static const char *read_mode(const ckpt_side *r)
+static const char *read_mode(const kb_io_ckpt_side *r)
 {
     return r->direct ? "direct" : "buffered";
 }
 
 /* The result on stdout: figures with their modes, then each refusal. */
 static void print_ckpt(const kb_io_ckpt_opts *o, size_t n,
-                       const ckpt_side *w, const ckpt_side *r,
+                       const kb_io_ckpt_side *w, const kb_io_ckpt_side *r,
                        double resident)
 {
-    size_t pad = w->direct ? round_up(n) - n : 0;
+    size_t pad = w->direct ? kb_io_ckpt_round_up(n) - n : 0;
     printf("checkpoint %zu bytes (%s): write %.3f GB/s (%.3f s, %s%s), "
            "read %.3f GB/s (%.3f s, %s), %.0f %% resident before the read, "
            "verified\n", n, o->engine->name, (double)n / w->seconds / 1e9,
-           w->seconds, write_mode(w),
+           w->seconds, kb_io_ckpt_write_mode(w),
            w->synced || w->direct ? "" : ": page cache, write-back not timed",
            (double)n / r->seconds / 1e9, r->seconds, read_mode(r),
            resident < 0 ? 0 : 100 * resident);
@@ -193,7 +182,7 @@ static void print_ckpt(const kb_io_ckpt_opts *o, size_t n,
 
 /* One direction's fields, under "<side>_".  0, or -1 out of memory. */
 static int side_json(cJSON *o, const char *side, const char *mode,
-                     const ckpt_side *s, size_t n, const char *fallback)
+                     const kb_io_ckpt_side *s, size_t n, const char *fallback)
 {
     char key[64], prefix[32];
     snprintf(key, sizeof key, "%s_mode", side);
@@ -210,20 +199,21 @@ static int side_json(cJSON *o, const char *side, const char *mode,
 }
 
 /* The io_checkpoint record into o->json.  0 or KB_IO_ERROR. */
-static int write_json(const kb_io_ckpt_opts *o, size_t n, const ckpt_side *w,
-                      const ckpt_side *r, double resident, char *err,
-                      size_t len)
+static int write_json(const kb_io_ckpt_opts *o, size_t n,
+                      const kb_io_ckpt_side *w, const kb_io_ckpt_side *r,
+                      double resident, char *err, size_t len)
 {
+    size_t pad = kb_io_ckpt_round_up(n) - n;
     cJSON *j = cJSON_CreateObject();
     bool bad = !j || !cJSON_AddStringToObject(j, "record", "io_checkpoint") ||
                !cJSON_AddStringToObject(j, "engine", o->engine->name) ||
                !cJSON_AddNumberToObject(j, "bytes", (double)n) ||
                !cJSON_AddBoolToObject(j, "direct_asked", o->direct) ||
                !cJSON_AddBoolToObject(j, "fsync_asked", o->fsync) ||
-               side_json(j, "write", write_mode(w), w, n, "buffered+fsync") ||
+               side_json(j, "write", kb_io_ckpt_write_mode(w), w, n,
+                         "buffered+fsync") ||
                !cJSON_AddNumberToObject(j, "write_padded_bytes",
-                                        w->direct ? (double)(round_up(n) - n)
-                                                  : 0) ||
+                                        w->direct ? (double)pad : 0) ||
                side_json(j, "read", read_mode(r), r, n, "buffered") ||
                !cJSON_AddNumberToObject(j, "read_resident_before",
                                         resident < 0 ? 0 : resident) ||
@@ -248,8 +238,15 @@ static int write_json(const kb_io_ckpt_opts *o, size_t n, const ckpt_side *w,
 
 int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len)
 {
+    if (o->plan.every_steps || o->plan.every_epochs)
+        return kb_io_ckpt_loop(o, err, len);
+    if (o->async || o->sharded) {
+        snprintf(err, len, "--%s needs a schedule: --every-steps N or "
+                 "--every-epochs N", o->async ? "async" : "sharded");
+        return KB_IO_USAGE;
+    }
     size_t n = (size_t)o->bytes;
-    size_t cap = round_up(n);
+    size_t cap = kb_io_ckpt_round_up(n);
     size_t plen = strlen(o->dir) + 32;
     char *path = malloc(plen);
     uint8_t *src = aligned_alloc(KB_IO_ALIGN, cap);
@@ -262,9 +259,9 @@ int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len)
         goto out;
     }
     snprintf(path, plen, "%s/kbench-checkpoint.bin", o->dir);
-    fill(src, n, o->seed);
+    kb_io_ckpt_state_fill(src, n, o->seed, KB_IO_CKPT_MODEL, 0);
     memset(src + n, 0, cap - n);   /* O_DIRECT writes whole blocks */
-    ckpt_side w = {0}, r = {0};
+    kb_io_ckpt_side w = {0}, r = {0};
     if (o->direct && o->engine->no_direct) {
         kb_io_direct_refuse(&w.dio, "engine", o->engine->name, path,
                             o->engine->no_direct);
@@ -273,7 +270,7 @@ int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len)
     }
     if (o->engine->open(&eng, 8, err, len))
         goto out;
-    rc = write_ckpt(o, eng, path, src, n, &w, err, len);
+    rc = kb_io_ckpt_write_file(o, eng, path, src, n, &w, err, len);
     if (rc)
         goto out;
     char *one[1] = {path};
@@ -282,9 +279,9 @@ int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len)
     char emsg[KB_IO_ERRLEN];
     double resident = kb_io_residency(one, 1, emsg, sizeof emsg);
     if (!rc)
-        rc = read_ckpt(o, eng, path, dst, n, &r, err, len);
+        rc = kb_io_ckpt_read_file(o, eng, path, dst, n, &r, err, len);
     if (!rc)
-        rc = verify(path, dst, src, n, err, len);
+        rc = kb_io_ckpt_compare(path, dst, src, n, err, len);
     if (!rc)
         print_ckpt(o, n, &w, &r, resident);
     if (!rc && o->json)

@@ -10,6 +10,10 @@
 #include <math.h>
 #include <turbojpeg.h>
 
+/* Largest image decoded (8192 x 8192, 192 MiB of RGB): the header's
+ * dimensions size the buffer, and a corrupt one can claim 65500 x 65500. */
+#define MAX_PIXELS ((int64_t)1 << 26)
+
 static size_t jpeg_out_bytes(const kb_io_profile *p)
 {
     return (size_t)p->dims[0] * (size_t)p->dims[1] * 3;
@@ -72,6 +76,11 @@ static int jpeg_decode(const kb_io_profile *p, const kb_io_sample *s,
     if (tjDecompressHeader3(tj, s->body, s->body_len, &w, &h, &sub, &cs)) {
         snprintf(err, len, "offset %" PRIu64 ": sample %" PRIu64 " is not a "
                  "JPEG: %s", s->offset, s->id, tjGetErrorStr2(tj));
+        rc = KB_IO_CORRUPT;
+    } else if (w < 1 || h < 1 || (int64_t)w * h > MAX_PIXELS) {
+        snprintf(err, len, "offset %" PRIu64 ": sample %" PRIu64 ": JPEG of "
+                 "%dx%d pixels, expected at most %" PRId64 " pixels",
+                 s->offset, s->id, w, h, MAX_PIXELS);
         rc = KB_IO_CORRUPT;
     } else if (kb_io_scratch_reserve(scratch, (size_t)w * h * 3)) {
         snprintf(err, len, "out of memory for a %dx%d image", w, h);

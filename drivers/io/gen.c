@@ -139,6 +139,18 @@ int kb_io_gen(const kb_io_profile *p, const kb_io_gen_opts *o, char *err,
     double nf = (double)p->files * o->scale + 0.5;
     gen_job j = {.p = p, .fmt = fmt, .o = o,
                  .files = nf < 1 ? 1 : (int64_t)nf};
+    /* A DLIO-layout dataset lives in train/ (and its subfolders) and names
+     * its file count after --scale in every file name; it gets no kbench
+     * manifest, since DLIO's readers and kb_io_dlio_scan find its files by
+     * those names. */
+    kb_io_profile scaled = *p;
+    if (p->dlio.layout) {
+        scaled.files = j.files;
+        j.p = &scaled;
+        int rc = kb_io_dlio_mkdirs(o->dir, &scaled, err, len);
+        if (rc)
+            return rc;
+    }
     atomic_init(&j.next, 0);
     atomic_init(&j.failed, 0);
     pthread_mutex_init(&j.mu, NULL);
@@ -166,7 +178,7 @@ int kb_io_gen(const kb_io_profile *p, const kb_io_gen_opts *o, char *err,
         snprintf(err, len, "interrupted: the manifest was not written");
         return KB_IO_ERROR;
     }
-    return write_manifest(p, o, j.files, err, len);
+    return p->dlio.layout ? 0 : write_manifest(p, o, j.files, err, len);
 }
 
 int kb_io_manifest_read(const char *dir, char *profile, size_t plen,

@@ -111,7 +111,9 @@ static int hdf5_gen(const kb_io_profile *p, uint64_t seed, int64_t file_index,
     for (size_t i = 0; i < plane; i++)
         labels[i] = (int32_t)(kb_splitmix64(&s) % 3);
     haddr_t offset = 0;
+    bool locked = kb_io_hdf5_lock();   /* gen writes from several threads */
     int rc = write_hdf5(p, data, labels, path, &offset);
+    kb_io_hdf5_unlock(locked);
     if (rc)
         snprintf(err, len, "libhdf5 failed writing %s", path);
     else {

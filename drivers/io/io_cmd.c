@@ -47,7 +47,9 @@ static void usage(FILE *out)
         "    proves exactly-once delivery across the ranks' records and sums\n"
         "    their throughput\n"
         "  DLIO: --dlio-config FILE.yaml [KEY=VALUE...] in place of --profile\n"
-        "  (gen, run, checkpoint; --dir defaults to dataset.data_folder);\n"
+        "  (gen, run, checkpoint; --dir defaults to dataset.data_folder,\n"
+        "  checkpoint's --dir and run's --checkpoint-dir to\n"
+        "  checkpoint.checkpoint_folder with workflow.checkpoint true);\n"
         "  run --dlio-layout --dir D reads a dataset DLIO wrote (train/...)\n"
         "  run: --rank R --ranks N (else Slurm, Open MPI or PMIx variables),\n"
         "  --drop-last yes|no, --steps N (a step limit an epoch),\n"
@@ -120,6 +122,7 @@ typedef struct {
     int64_t steps;                  /* --steps, 0 when not given */
     int drop_last;                  /* --drop-last yes|no, -1 not given */
     bool fsync;
+    bool seed_given;                /* --seed: else the profile's seed */
 } cmd_opts;
 
 enum { O_PROFILE = 256, O_PROFILES, O_DIR, O_SCALE, O_SEED, O_THREADS,
@@ -200,6 +203,7 @@ static int set_opt(cmd_opts *o, int c, const char *v)
         if (parse_i64("seed", v, 0, INT64_MAX, &x))
             return -1;
         o->gen.seed = o->run.seed = (uint64_t)x;
+        o->seed_given = true;
         return 0;
     case O_THREADS:
         if (parse_i64("threads", v, 1, 1024, &x))
@@ -239,7 +243,7 @@ static int parse_opts(int argc, char **argv, cmd_opts *o)
     o->gen.seed = o->run.seed = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o->gen.threads = ncpu > 0 ? (int)ncpu : 1;
-    o->run.prefetch = 2;
+    /* run.prefetch 0: the profile's, else 2 (finish_run_opts) */
     o->run.chunk = 1 << 20;
     o->run.depth = 8;
     o->engine = "pread";
@@ -313,7 +317,9 @@ static int load_profile(cmd_opts *o, kb_io_profile *p, bool optional,
         rc = kb_io_dlio_config_load(o->dlio_config, o->overrides,
                                     o->noverrides, p, o->data_folder,
                                     sizeof o->data_folder, err, len);
-        if (!rc && !o->dir)
+        /* --dir's default: the data folder, but not for the checkpoint
+         * verb (optional), whose default is the checkpoint folder */
+        if (!rc && !o->dir && !optional)
             o->dir = o->data_folder;
     } else {
         rc = load_kbench_profile(o, p, optional, err, len);
@@ -326,6 +332,8 @@ static int load_profile(cmd_opts *o, kb_io_profile *p, bool optional,
         p->max_steps = o->steps;
     if (!o->run.epochs)
         o->run.epochs = p->epochs ? p->epochs : 1;
+    if (!o->seed_given && p->seeded)
+        o->gen.seed = o->run.seed = p->seed;
     return kb_io_rank_detect(o->rank, o->ranks, &o->run.rank, err, len);
 }
 
@@ -367,6 +375,8 @@ static int finish_run_opts(cmd_opts *o, const kb_io_profile *p, char *err,
     }
     if (!r->readers)
         r->readers = p->readers;
+    if (!r->prefetch)
+        r->prefetch = p->prefetch ? p->prefetch : 2;
     if (!r->batch)
         r->batch = p->batch;
     r->compute_sleep = p->compute_seconds;
@@ -394,6 +404,11 @@ static int finish_ckpt_opts(cmd_opts *o, const kb_io_profile *p, bool verb,
 {
     kb_io_ckpt_opts *c = &o->ckpt;
     kb_io_ckpt_plan cmd = c->plan;
+    if (cmd.every_steps && cmd.every_epochs) {
+        snprintf(err, len, "--every-steps and --every-epochs are exclusive "
+                 "(DLIO checkpoints by steps or by epochs)");
+        return KB_IO_USAGE;
+    }
     c->plan = p->ckpt;
     if (cmd.every_steps)
         c->plan.every_steps = cmd.every_steps, c->plan.every_epochs = 0;
@@ -402,15 +417,44 @@ static int finish_ckpt_opts(cmd_opts *o, const kb_io_profile *p, bool verb,
     if (cmd.optimizer_bytes)
         c->plan.optimizer_bytes = cmd.optimizer_bytes;
     c->dir = verb ? o->dir : o->ckpt_dir;
+    if (!c->dir && p->dlio.checkpoint_folder[0]) {  /* DLIO's, made so */
+        c->dir = p->dlio.checkpoint_folder;
+        int rc = kb_io_dlio_make_folder(c->dir, err, len);
+        if (rc)
+            return rc;
+    }
+    if (verb && !c->dir) {
+        snprintf(err, len, "--dir is required (the DLIO config has no "
+                 "checkpoint.checkpoint_folder with workflow.checkpoint "
+                 "true)");
+        return KB_IO_USAGE;
+    }
+    /* a schedule asked for on the command line must not vanish silently */
+    if (!verb && !c->dir && (cmd.every_steps || cmd.every_epochs ||
+                             cmd.optimizer_bytes || c->async || c->sharded)) {
+        snprintf(err, len, "--every-steps, --every-epochs, --optimizer-bytes, "
+                 "--async and --sharded need --checkpoint-dir (or a DLIO "
+                 "config with workflow.checkpoint true)");
+        return KB_IO_USAGE;
+    }
     c->json = o->run.json;
     c->bytes = o->bytes ? (uint64_t)o->bytes : (uint64_t)p->checkpoint_bytes;
     c->fsync = o->fsync;
     c->direct = o->run.direct;
     c->seed = o->run.seed;
-    c->steps = o->steps ? o->steps : p->max_steps;
+    c->rank = o->run.rank;
+    /* the verb's loop: --steps, else DLIO's steps an epoch a rank (the
+     * dataset over batch and ranks, at most total_training_steps) */
+    c->steps = o->steps;
+    if (!c->steps) {
+        int64_t ranks = c->rank.ranks > 0 ? c->rank.ranks : 1;
+        if (p->batch > 0)
+            c->steps = p->files * p->samples_per_file / p->batch / ranks;
+        if (p->max_steps > 0 && (!c->steps || p->max_steps < c->steps))
+            c->steps = p->max_steps;
+    }
     c->epochs = o->run.epochs;
     c->compute_sleep = p->compute_seconds;
-    c->rank = o->run.rank;
     if (verb && o->compute) {
         if (strncmp(o->compute, "sleep:", 6) ||
             parse_double("compute", o->compute + 6, &c->compute_sleep)) {

@@ -37,6 +37,10 @@ typedef struct {
     uint64_t optimizer_bytes;   /* optimization_groups: DLIO writes two
                                  * tensors a group and their concatenation,
                                  * 3 x their sum */
+    uint64_t layer_bytes;       /* DLIO's layer state, written with every
+                                 * checkpoint: (num_layers, + tensor_
+                                 * parallelism when > 1) x sum(layer_
+                                 * parameters); by default 24,757,599 */
 } kb_io_ckpt_plan;
 
 /* Where a dataset's files are and what they hold when DLIO wrote them
@@ -47,6 +51,10 @@ typedef struct {
     bool layout;                /* false: kbench's own layout */
     char prefix[64];            /* dataset.file_prefix (DLIO: "img") */
     int64_t subfolders;         /* num_subfolders_train */
+    char checkpoint_folder[1024];   /* checkpoint.checkpoint_folder with
+                                     * workflow.checkpoint: the default of
+                                     * run's --checkpoint-dir and of
+                                     * checkpoint's --dir; "" none */
 } kb_io_dlio;
 
 typedef struct {
@@ -72,6 +80,10 @@ typedef struct {
     int64_t max_steps;      /* steps an epoch at most (total_training_steps) */
     bool drop_last;         /* a partial last batch is read, not delivered:
                              * DLIO's loaders drop it */
+    int64_t prefetch;       /* --prefetch's default (reader.prefetch_size);
+                             * 0: kbench's, 2 */
+    bool seeded;            /* seed is --seed's default (train.seed) */
+    uint64_t seed;
     kb_io_ckpt_plan ckpt;
     kb_io_dlio dlio;
 } kb_io_profile;
@@ -185,6 +197,13 @@ uint32_t kb_io_tfrecord_mask(uint32_t crc);
 #define KB_IO_TFRECORD_OVERHEAD 16
 /* Frame data (n bytes) as a TFRecord at dst (n + 16 bytes).  Cannot fail. */
 void kb_io_tfrecord_put(uint8_t *dst, const uint8_t *data, size_t n);
+/* The framed record at *off of buf[0, n), both CRCs checked: its data
+ * in *data and *dlen, *off past it.  1: a record; 0: the end, or (not
+ * final) the next record has not fully arrived; KB_IO_CORRUPT with
+ * "offset N: ..." (a truncation when final). */
+int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
+                        bool final, const uint8_t **data, uint64_t *dlen,
+                        char *err, size_t len);
 
 /* ---- reader engines (readers_*.c) ---- */
 typedef struct {
@@ -260,6 +279,15 @@ typedef struct {
 } kb_io_decoder;
 
 const kb_io_decoder *kb_io_decoder_find(const char *name);  /* NULL if none */
+/* libhdf5 without thread safety (Debian's) must see one call at a time:
+ * every caller in the stage holds this lock (decode_hdf5.c) around its
+ * libhdf5 calls; returns whether it was taken, for the unlock.  Only in
+ * builds with libhdf5 (KB_IO_HAVE_HDF5). */
+bool kb_io_hdf5_lock(void);
+void kb_io_hdf5_unlock(bool locked);
+/* Open a file image read-only with libhdf5's core driver (a copy of buf);
+ * the hid_t, or < 0.  Call it holding the lock. */
+int64_t kb_io_hdf5_open_image(const uint8_t *buf, size_t n);
 extern const kb_io_decoder kb_io_decode_jpeg, kb_io_decode_cosmo,
     kb_io_decode_hdf5, kb_io_decode_parse;
 
@@ -371,10 +399,10 @@ typedef struct {
                                    * or "single" (no launcher) */
 } kb_io_rank;
 
-/* Rank and size from the launcher's environment (SLURM_PROCID and
- * SLURM_NTASKS, OMPI_COMM_WORLD_RANK and _SIZE, PMIX_RANK with a size from
- * one of them), else a single rank.  Explicit --rank/--ranks (rank >= 0)
- * win.  0, or KB_IO_USAGE naming the variable that is malformed or
+/* Rank and size from the launcher's environment (OMPI_COMM_WORLD_RANK and
+ * _SIZE, SLURM_PROCID and SLURM_NTASKS, PMIX_RANK with a size from one of
+ * them, in that order), else a single rank.  Explicit --rank/--ranks
+ * (rank >= 0) win.  0, or KB_IO_USAGE naming the variable that is malformed or
  * inconsistent. */
 int kb_io_rank_detect(int64_t rank, int64_t ranks, kb_io_rank *r, char *err,
                       size_t len);
@@ -394,6 +422,11 @@ char *kb_io_bitmap_encode(const uint8_t *bits, int64_t lo, int64_t hi);
  * bits).  0, or KB_IO_CORRUPT with a message naming what is malformed. */
 int kb_io_bitmap_decode(const char *text, int64_t lo, int64_t hi,
                         uint8_t *bits, char *err, size_t len);
+/* Whether `copies` bitmaps of `total` samples fit in a quarter of the
+ * physical memory: 0, or KB_IO_USAGE with the numbers, prefixed by what
+ * (a file and line): a header field must not size an allocation alone. */
+int kb_io_bitmap_room(int64_t total, int copies, const char *what, char *err,
+                      size_t len);
 
 typedef struct {
     const char *dir;
@@ -464,12 +497,19 @@ int kb_io_dlio_scan(const char *dir, kb_io_profile *p, char *err, size_t len);
  * (DLIO's `++workload.dataset.num_files_train=8`, or without the prefix)
  * into a profile.  The mapping is data (dlio_keys.conf): a key kbench
  * does not implement is a warning on stderr when it cannot change the
- * measurement and KB_IO_USAGE when it would.  *data_folder gets
- * dataset.data_folder (a pointer into p, for --dir's default).  0,
- * KB_IO_USAGE naming the file, line and key, or KB_IO_ERROR. */
+ * measurement and KB_IO_USAGE when it would.  data_folder (dlen bytes)
+ * gets storage.storage_root/dataset.data_folder, for --dir's default.
+ * path NULL: DLIO's defaults, the dataset's shape (files, samples a
+ * file, format, prefix, subfolders) left 0 for kb_io_dlio_scan unless an
+ * override sets it.  0, KB_IO_USAGE naming the file, line and key (or the
+ * override), or KB_IO_ERROR. */
 int kb_io_dlio_config_load(const char *path, char **overrides, int noverrides,
                            kb_io_profile *p, char *data_folder, size_t dlen,
                            char *err, size_t len);
+/* Make the folder path and its parents, as DLIO makes its
+ * checkpoint_folder (os.makedirs, exist_ok).  0, KB_IO_USAGE (empty or
+ * too long) or KB_IO_ERROR naming the folder. */
+int kb_io_dlio_make_folder(const char *path, char *err, size_t len);
 
 /* `kbench io merge FILE...`: argv[0] == "merge".  Returns an exit code
  * (drivers/commands.h). */
@@ -485,14 +525,16 @@ char *kb_io_file_path(const char *dir, const kb_io_profile *p, int64_t i);
 int kb_io_checkpoint(const kb_io_ckpt_opts *o, char *err, size_t len);
 
 /* The schedule inside a training loop (ckpt_schedule.c), for `kbench io
- * run`.  open: *s is NULL when the plan has no checkpoints.  step: after
- * step `step` (1-based in the epoch) of epoch `epoch` (1-based), `last`
- * when it ended the epoch, writes what the schedule asks for (or, async,
- * hands it to the writer thread, first waiting for the previous one);
- * *stall gets the seconds the loop was held.  close: waits for a write in
- * flight (its wait added to *stall), writes one "io_checkpoint" record a
- * checkpoint to json (may be NULL) and frees s.  Each returns 0 or a stage
- * error with a message. */
+ * run`.  open: *s is NULL when the plan has no checkpoints or o->dir is
+ * NULL.  step: after step `step` (1-based in the epoch) of epoch `epoch`
+ * (1-based), `last` when it ended the epoch, writes what the schedule
+ * asks for (or, async, hands it to the writer thread, first waiting for
+ * the previous one); *stall gets the seconds the loop was held.  close:
+ * waits for a write in flight (its wait added to *stall), writes one
+ * "io_checkpoint" record a checkpoint to json (may be NULL), a line on
+ * stdout when there was one, and frees s (the files stay; the records:
+ * results/SCHEMA.md).  Each returns 0 or a stage error with a message; a
+ * NULL s is a no-op. */
 typedef struct kb_io_ckpt_sched kb_io_ckpt_sched;
 int kb_io_ckpt_sched_open(const kb_io_ckpt_opts *o, kb_io_ckpt_sched **s,
                           char *err, size_t len);

@@ -1,9 +1,11 @@
-/* pipeline.c - `kbench io run`: reader threads read whole files through an
- * engine, parse and verify their records, shuffle them, decode them into
- * the prefetch ring's batches; the consumer (this thread) checks
- * exactly-once delivery with a bitmap, computes (sleeps, or runs the
- * model on a backend: compute_model.c) and measures. */
-#include "io_internal.h"
+/* pipeline.c - `kbench io run`: reader threads read whole files of this
+ * rank's shard through an engine, parse and verify their records, shuffle
+ * them, decode them into the prefetch ring's batches; the consumer (this
+ * thread) checks exactly-once delivery with a bitmap, computes (sleeps, or
+ * runs the model on a backend: compute_model.c), runs the checkpoint
+ * schedule between steps and measures (epoch_report.c writes it down). */
+#include "epoch_report.h"
+#include "run_dataset.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,20 +22,20 @@
 
 /* State shared by the readers of one run. */
 typedef struct {
-    const kb_io_profile *p;
+    kb_io_dataset d;                /* files, format, shard */
+    const kb_io_profile *p;         /* &d.prof */
     const kb_io_run_opts *o;
-    const kb_io_format *fmt;
-    char **paths;
-    int64_t nfiles, spf, total, epoch;
+    int64_t epoch;
     int64_t *order;                 /* this epoch's file order */
     atomic_int_fast64_t next_file;
     kb_io_ring *ring;
     size_t out_bytes;
     kb_io_model *model;             /* --compute backend:, else NULL */
+    kb_io_ckpt_sched *sched;        /* --checkpoint-dir's schedule */
     pthread_mutex_t mu;             /* guards the fields below */
     int rc;
     char err[3 * KB_IO_ERRLEN];     /* "path: message" */
-    int64_t skipped_files, skipped_samples, holes;
+    int64_t skipped_files, skipped_samples;
     uint64_t bytes;
     kb_io_lat lat;                  /* merged latencies of the epoch */
     kb_io_direct dio;               /* how --direct fared in the run */
@@ -51,7 +53,8 @@ typedef struct {
     kb_io_scratch scratch;
     kb_io_sample *s;
     size_t ns, scap;
-    int64_t file;                   /* for messages */
+    int64_t file;                   /* being read: its ids, messages */
+    char id_err[128];               /* why collect() refused an id */
     /* verification while the file is still being read (parse_part) */
     size_t parsed;                  /* bytes of whole records walked */
     int parse_rc;                   /* first failure, then no more walks */
@@ -70,12 +73,24 @@ static void fail(run_ctx *c, int rc, const char *path, const char *msg)
     kb_io_ring_abort(c->ring);
 }
 
-/* Parser callback: keep the sample, checking its id is in the dataset. */
+/* Parser callback: keep the sample under its global id, checking that it
+ * belongs to the file: kbench's header ids are file x spf + k, records
+ * without ids are numbered k by the parser and named so here. */
 static int collect(void *ctx, const kb_io_sample *s)
 {
     reader *r = ctx;
-    if (s->id >= (uint64_t)r->c->total)
+    bool positional = r->c->d.fmt->positional_ids;
+    uint64_t spf = (uint64_t)r->c->d.spf, first = (uint64_t)r->file * spf;
+    uint64_t base = positional ? 0 : first;   /* the record's own numbers */
+    if (s->id < base || s->id - base >= spf) {
+        snprintf(r->id_err, sizeof r->id_err, "offset %" PRIu64 ": sample "
+                 "%s %" PRIu64 " outside this file's %" PRIu64 "..%" PRIu64,
+                 s->offset, positional ? "index" : "id", s->id, base,
+                 base + spf - 1);
         return KB_IO_CORRUPT;
+    }
+    kb_io_sample k = *s;
+    k.id = first + (s->id - base);
     if (r->ns == r->scap) {
         size_t cap = r->scap ? 2 * r->scap : 64;
         kb_io_sample *n = realloc(r->s, cap * sizeof *n);
@@ -84,7 +99,7 @@ static int collect(void *ctx, const kb_io_sample *s)
         r->s = n;
         r->scap = cap;
     }
-    r->s[r->ns++] = *s;
+    r->s[r->ns++] = k;
     return 0;
 }
 
@@ -105,9 +120,9 @@ static void on_ready(void *ctx, size_t ready)
 {
     reader *r = ctx;
     if (!r->parse_rc)
-        r->parse_rc = r->c->fmt->parse_part(r->buf, ready, &r->parsed, false,
-                                            collect, r, r->parse_err,
-                                            sizeof r->parse_err);
+        r->parse_rc = r->c->d.fmt->parse_part(r->buf, ready, &r->parsed,
+                                              false, collect, r, r->parse_err,
+                                              sizeof r->parse_err);
 }
 
 /* O_DIRECT was refused (by the engine, at open or at read) on path:
@@ -161,8 +176,9 @@ static int64_t read_file(reader *r, const char *path, char *err, size_t len)
             snprintf(err, len, "out of memory for %zu bytes", size);
         else
             rc = c->o->engine->read(r->engine, fd, r->buf, size, c->o->chunk,
-                                    &r->lat, c->fmt->parse_part ? &prog : NULL,
-                                    err, len);
+                                    &r->lat,
+                                    c->d.fmt->parse_part ? &prog : NULL, err,
+                                    len);
         close(fd);
         if (rc == -EINVAL && direct) {
             r->lat.n = lat_n;
@@ -184,7 +200,8 @@ static int64_t read_file(reader *r, const char *path, char *err, size_t len)
 }
 
 /* A corrupt file: counted and skipped, or the end of the epoch. */
-static void corrupt_file(reader *r, const char *path, const char *msg)
+static void corrupt_file(reader *r, int64_t f, const char *path,
+                         const char *msg)
 {
     run_ctx *c = r->c;
     if (!c->o->skip_corrupt) {
@@ -192,15 +209,17 @@ static void corrupt_file(reader *r, const char *path, const char *msg)
         return;
     }
     fprintf(stderr, "kbench io: skipping corrupt %s: %s\n", path, msg);
+    int64_t n = kb_io_dataset_shard_samples(&c->d, f);
     pthread_mutex_lock(&c->mu);
     c->skipped_files++;
-    c->skipped_samples += c->spf;
+    c->skipped_samples += n;
     pthread_mutex_unlock(&c->mu);
-    kb_io_ring_shrink(c->ring, c->spf);
+    kb_io_ring_shrink(c->ring, n);
 }
 
 /* Decode sample s into position pos of b.  0, or a stage error after
- * which the epoch ends (a dropped sample under --skip-corrupt is 0). */
+ * which the epoch ends (a dropped sample under --skip-corrupt is 0: a
+ * hole, counted by the consumer if its batch is taken). */
 static int deliver_one(reader *r, const char *path, kb_io_batch *b,
                        int64_t pos, const kb_io_sample *s)
 {
@@ -214,9 +233,6 @@ static int deliver_one(reader *r, const char *path, kb_io_batch *b,
     if (rc == KB_IO_CORRUPT && c->o->skip_corrupt) {
         fprintf(stderr, "kbench io: dropping sample in %s: %s\n", path, err);
         b->ids[pos] = KB_IO_HOLE;
-        pthread_mutex_lock(&c->mu);
-        c->holes++;
-        pthread_mutex_unlock(&c->mu);
         return 0;
     }
     if (rc)
@@ -248,12 +264,27 @@ static int deliver(reader *r, const char *path)
     return 0;
 }
 
+/* Keep the samples of r->s that are in this rank's shard: a file at the
+ * shard's edge is read (and verified) whole by both ranks, and each
+ * delivers its own ids. */
+static void keep_shard(reader *r)
+{
+    const run_ctx *c = r->c;
+    size_t n = 0;
+    for (size_t i = 0; i < r->ns; i++)
+        if ((int64_t)r->s[i].id >= c->d.lo && (int64_t)r->s[i].id < c->d.hi)
+            r->s[n++] = r->s[i];
+    r->ns = n;
+}
+
 /* Read, verify, shuffle and deliver one file.  0, or -1 to stop. */
 static int process_file(reader *r, int64_t f)
 {
     run_ctx *c = r->c;
-    const char *path = c->paths[f];
+    const char *path = c->d.paths[f];
     char err[KB_IO_ERRLEN];
+    r->file = f;
+    r->id_err[0] = '\0';
     int64_t size = read_file(r, path, err, sizeof err);
     if (size < 0) {
         fail(c, KB_IO_ERROR, path, err);
@@ -261,33 +292,32 @@ static int process_file(reader *r, int64_t f)
     }
     err[0] = '\0';
     int rc;
-    if (!c->fmt->parse_part) {
-        rc = c->fmt->parse(r->buf, (size_t)size, collect, r, err, sizeof err);
+    if (!c->d.fmt->parse_part) {
+        rc = c->d.fmt->parse(r->buf, (size_t)size, collect, r, err,
+                             sizeof err);
     } else if (r->parse_rc) {
         rc = r->parse_rc;
         snprintf(err, sizeof err, "%s", r->parse_err);
     } else {   /* the rest, and a truncated last record */
-        rc = c->fmt->parse_part(r->buf, (size_t)size, &r->parsed, true,
+        rc = c->d.fmt->parse_part(r->buf, (size_t)size, &r->parsed, true,
                                 collect, r, err, sizeof err);
     }
     if (rc == KB_IO_ERROR) {
         fail(c, rc, path, "out of memory for the sample list");
         return -1;
     }
-    if (rc == 0 && r->ns != (size_t)c->spf) {
+    if (rc == 0 && r->ns != (size_t)c->d.spf) {
         snprintf(err, sizeof err, "offset %" PRId64 ": holds %zu samples, "
-                 "expected %" PRId64 " (truncated?)", size, r->ns, c->spf);
+                 "expected %" PRId64 " (truncated?)", size, r->ns, c->d.spf);
         rc = KB_IO_CORRUPT;
-    } else if (rc) {
-        /* collect() refused an id, or the parser found damage */
-        if (!err[0])
-            snprintf(err, sizeof err, "sample id out of range 0..%" PRId64,
-                     c->total - 1);
+    } else if (rc && !err[0]) {   /* collect() refused an id */
+        snprintf(err, sizeof err, "%s", r->id_err);
     }
     if (rc) {
-        corrupt_file(r, path, err);
+        corrupt_file(r, f, path, err);
         return c->o->skip_corrupt ? 0 : -1;
     }
+    keep_shard(r);
     kb_io_shuffle(r->s, r->ns, sizeof *r->s,
                   kb_io_epoch_seed(c->o->seed, c->epoch, f + 1));
     return deliver(r, path);
@@ -304,9 +334,12 @@ static void *reader_main(void *arg)
     }
     for (;;) {
         int64_t k = atomic_fetch_add(&c->next_file, 1);
-        if (k >= c->nfiles || kb_io_interrupted)
+        if (kb_io_interrupted) {
+            /* the consumer would wait for batches no one fills */
+            kb_io_ring_abort(c->ring);
             break;
-        if (process_file(r, c->order[k]))
+        }
+        if (k >= c->d.nshard || process_file(r, c->order[k]))
             break;
     }
     c->o->engine->close(r->engine);
@@ -322,13 +355,6 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-/* What the consumer measured in one epoch. */
-typedef struct {
-    double wall, window, compute, wait, residency, cpu;
-    double compute_all;             /* compute seconds, first step too */
-    int64_t steps, samples, window_samples;
-} epoch_stats;
-
 /* Sleep for s seconds (emulated compute). */
 static void sleep_for(double s)
 {
@@ -339,22 +365,28 @@ static void sleep_for(double s)
         ;
 }
 
-/* Mark a batch's ids in the bitmap.  0, or KB_IO_CORRUPT naming a
+/* Mark a batch's ids in the bitmap, counting them and its holes; *got
+ * gets how many were delivered.  0, or KB_IO_CORRUPT naming a
  * duplicate. */
-static int mark(uint8_t *bits, const kb_io_batch *b, int64_t n, char *err,
-                size_t len)
+static int mark(uint8_t *bits, const kb_io_batch *b, int64_t n,
+                kb_io_epoch *e, int64_t *got, char *err, size_t len)
 {
+    *got = 0;
     for (int64_t i = 0; i < n; i++) {
         uint64_t id = b->ids[i];
-        if (id == KB_IO_HOLE)
+        if (id == KB_IO_HOLE) {
+            e->holes++;
             continue;
+        }
         if (bits[id / 8] & (1u << (id % 8))) {
             snprintf(err, len, "sample %" PRIu64 " delivered twice in one "
                      "epoch", id);
             return KB_IO_CORRUPT;
         }
         bits[id / 8] |= (uint8_t)(1u << (id % 8));
+        ++*got;
     }
+    e->samples += *got;
     return 0;
 }
 
@@ -368,229 +400,172 @@ static int compute(run_ctx *c, const kb_io_batch *b, int64_t n, char *err,
     return 0;
 }
 
-/* Consume the epoch's batches.  0, KB_IO_CORRUPT (duplicate) or
- * KB_IO_ERROR (the model failed). */
-static int consume(run_ctx *c, uint8_t *bits, epoch_stats *st, char *err,
-                   size_t len)
+/* The next batch for a step, or NULL at the end of the epoch: with
+ * drop_last a partial batch (the last one) is read but neither delivered
+ * nor computed, as DLIO's loaders drop it. */
+static kb_io_batch *take(run_ctx *c, kb_io_epoch *e, int64_t *n)
 {
-    double t_start = kb_io_now(), win_start = t_start;
-    kb_io_batch *b;
+    kb_io_batch *b = kb_io_ring_pop(c->ring, n);
+    if (!b || !c->p->drop_last || *n == c->o->batch)
+        return b;
+    for (int64_t i = 0; i < *n; i++)
+        if (b->ids[i] == KB_IO_HOLE)
+            e->holes++;
+        else
+            e->dropped_last++;
+    kb_io_ring_release(c->ring, b);
+    return NULL;
+}
+
+/* The consumer's clock over an epoch: DLIO's block in progress and
+ * kbench's two windows. */
+typedef struct {
+    kb_io_block blk;
+    double t_start, t_first, t_last;   /* epoch start; ends of steps */
+    double held, held_before_last;     /* in the schedule's calls */
+} clock_state;
+
+/* After step e->steps: the checkpoint schedule.  A call that held the
+ * loop ends DLIO's block (it ended at the step's end) and starts the next
+ * one after it; its time is the epoch's checkpoint stall.  0 or a stage
+ * error. */
+static int checkpoint(run_ctx *c, kb_io_epoch *e, clock_state *k, bool last,
+                      char *err, size_t len)
+{
+    if (!c->sched)
+        return 0;
+    double stall = 0, t = kb_io_now();
+    int rc = kb_io_ckpt_sched_step(c->sched, c->epoch + 1, e->steps, last,
+                                   &stall, err, len);
+    double now = kb_io_now();
+    /* a call that wrote nothing is the loop's own time, in the windows */
+    if (stall > 0) {
+        k->held += now - t;
+        kb_io_epoch_add_block(e, &k->blk, c->o->batch);
+        k->blk = (kb_io_block){.start = now};
+    }
+    return rc;
+}
+
+/* Consume the epoch's batches.  *capped: it stopped at c->d.limit with
+ * samples left.  0, KB_IO_CORRUPT (duplicate) or a stage error (the
+ * model, the schedule). */
+static int consume(run_ctx *c, uint8_t *bits, kb_io_epoch *e, bool *capped,
+                   char *err, size_t len)
+{
+    clock_state k = {.t_start = kb_io_now()};
+    k.blk.start = k.t_start;
+    *capped = false;
     int64_t n;
+    double t0 = k.t_start;
+    kb_io_batch *b = take(c, e, &n);
+    double t1 = kb_io_now();
     int rc = 0;
-    for (;;) {
-        double t0 = kb_io_now();
-        if (!(b = kb_io_ring_pop(c->ring, &n)))
-            break;
-        double t1 = kb_io_now();
-        st->wait += t1 - t0;
-        if (!rc)
-            rc = mark(bits, b, n, err, len);
+    while (b) {
+        int64_t got;
+        double tc = kb_io_now();   /* after the schedule's call, if any */
+        e->wait += t1 - t0;
+        rc = mark(bits, b, n, e, &got, err, len);
         if (!rc)
             rc = compute(c, b, n, err, len);
         double t2 = kb_io_now();
         kb_io_ring_release(c->ring, b);
-        st->compute_all += t2 - t1;
-        st->steps++;
-        st->samples += n;
-        /* DLIO's AU leaves the first step out */
-        if (st->steps == 1) {
-            win_start = t2;
-        } else {
-            st->compute += t2 - t1;
-            st->window_samples += n;
-        }
+        b = NULL;
         if (rc)
             break;
+        e->steps++;
+        e->compute_all += t2 - tc;
+        /* DLIO records the compute it asked for (its sleep) */
+        double asked = c->model ? t2 - tc : c->o->compute_sleep;
+        if (k.blk.steps++ == 0)
+            k.blk.first_proc = (t1 - t0) + (t2 - tc);
+        else
+            k.blk.compute_rest += asked;
+        if (e->steps == 1) {
+            k.t_first = t2;
+        } else {
+            e->steady_compute += t2 - tc;
+            e->steady_samples += got;
+        }
+        k.t_last = k.blk.end = t2;
+        k.held_before_last = k.held;
+        /* the next batch first: whether this step was the epoch's last is
+         * what an epoch's checkpoint needs to know */
+        t0 = kb_io_now();
+        b = take(c, e, &n);
+        t1 = kb_io_now();
+        if (b && c->d.limit && e->steps == c->d.limit) {
+            kb_io_ring_release(c->ring, b);
+            b = NULL;
+            *capped = true;
+        }
+        if ((rc = checkpoint(c, e, &k, !b, err, len)))
+            break;
     }
+    if (b)
+        kb_io_ring_release(c->ring, b);
     double t_end = kb_io_now();
-    st->wall = t_end - t_start;
-    st->window = t_end - win_start;
-    if (st->steps <= 1) {   /* one step: the whole epoch is the window */
-        st->window = st->wall;
-        st->window_samples = st->samples;
-    }
-    if (rc)
+    if (k.blk.steps)
+        kb_io_epoch_add_block(e, &k.blk, c->o->batch);
+    e->wall = t_end - k.t_start;
+    e->stall = k.held;
+    e->first_step = k.t_first - k.t_start;
+    e->steady = e->steps > 1 ? k.t_last - k.t_first - k.held_before_last
+                             : 0;
+    if (rc || *capped)
         kb_io_ring_abort(c->ring);
     return rc;
 }
 
-/* Every sample not skipped was delivered.  0 or KB_IO_CORRUPT. */
+/* The shard's accounting after an epoch: every delivered sample once (the
+ * bitmap saw to it), and every sample of the shard delivered, dropped,
+ * skipped, or left at the step limit.  0 or KB_IO_CORRUPT. */
 static int check_complete(const run_ctx *c, const uint8_t *bits,
-                          int64_t delivered, char *err, size_t len)
+                          kb_io_epoch *e, bool capped, char *err, size_t len)
 {
-    int64_t expect = c->total - c->skipped_samples - c->holes;
-    if (delivered == expect)
+    if (e->samples == 0) {
+        snprintf(err, len, "epoch %" PRId64 ": nothing could be read: %"
+                 PRId64 " of %" PRId64 " files skipped as corrupt, %" PRId64
+                 " samples dropped%s", c->epoch, c->skipped_files, c->d.nshard,
+                 e->holes, c->o->skip_corrupt ? " (--skip-corrupt)" : "");
+        return KB_IO_CORRUPT;
+    }
+    e->not_reached = (c->d.hi - c->d.lo) - e->samples - e->holes -
+                     e->dropped_last - c->skipped_samples;
+    if (e->not_reached == 0 || (capped && e->not_reached > 0))
         return 0;
-    for (int64_t id = 0; id < c->total; id++)
+    int64_t expect = e->samples + e->not_reached;
+    for (int64_t id = c->d.lo; id < c->d.hi; id++)
         if (!(bits[id / 8] & (1u << (id % 8)))) {
             snprintf(err, len, "epoch %" PRId64 ": %" PRId64 " of %" PRId64
                      " samples delivered; sample %" PRId64 " never was",
-                     c->epoch, delivered, expect, id);
-            break;
+                     c->epoch, e->samples, expect, id);
+            return KB_IO_CORRUPT;
         }
+    snprintf(err, len, "epoch %" PRId64 ": %" PRId64 " samples delivered, "
+             "more than the shard's %" PRId64 " less those dropped and "
+             "skipped", c->epoch, e->samples, expect);
     return KB_IO_CORRUPT;
 }
 
-/* GFLOP/s the model reached over all of the epoch's compute. */
-static double model_gflops(const kb_io_model_info *m, const epoch_stats *st)
+/* The schedule's end, inside the last epoch's wall time: the wait for a
+ * write in flight holds the loop too.  0 or a stage error. */
+static int close_schedule(run_ctx *c, FILE *json, kb_io_epoch *e, char *err,
+                          size_t len)
 {
-    return st->compute_all > 0
-               ? (double)st->steps * m->flops / st->compute_all / 1e9 : 0;
+    double stall = 0, t = kb_io_now();
+    int rc = kb_io_ckpt_sched_close(c->sched, json, &stall, err, len);
+    c->sched = NULL;
+    double held = kb_io_now() - t;
+    e->stall += held;
+    e->wall += held;
+    return rc;
 }
 
-/* The consumer's description in an epoch record: the sleep, or the model
- * on its backend with the GFLOP/s it reached.  0, or -1 out of memory. */
-static int add_compute(const run_ctx *c, const epoch_stats *st, cJSON *o)
+/* Start the epoch's readers, consume, join them.  0 or a stage error. */
+static int run_readers(run_ctx *c, reader *rd, uint8_t *bits, kb_io_epoch *e,
+                       bool *capped, char *err, size_t len)
 {
-    if (!c->model) {
-        return !cJSON_AddStringToObject(o, "compute", "sleep") ||
-               !cJSON_AddNumberToObject(o, "compute_sleep_s",
-                                        c->o->compute_sleep) ? -1 : 0;
-    }
-    kb_io_model_info m;
-    kb_io_model_describe(c->model, &m);
-    return !cJSON_AddStringToObject(o, "compute", "backend") ||
-           !cJSON_AddStringToObject(o, "compute_backend", m.backend) ||
-           !cJSON_AddStringToObject(o, "compute_model", m.model) ||
-           !cJSON_AddNumberToObject(o, "compute_layers", (double)m.layers) ||
-           !cJSON_AddNumberToObject(o, "compute_layers_unsupported",
-                                    (double)m.skipped) ||
-           !cJSON_AddBoolToObject(o, "compute_fed", m.fed) ||
-           !cJSON_AddNumberToObject(o, "compute_gflop_per_step",
-                                    m.flops / 1e9) ||
-           !cJSON_AddNumberToObject(o, "compute_gflops",
-                                    model_gflops(&m, st)) ? -1 : 0;
-}
-
-/* With --direct, how this epoch's files were read, under the table line. */
-static void print_direct(const run_ctx *c)
-{
-    int64_t files = c->files_direct + c->files_buffered;
-    if (!c->dio.at) {
-        printf("  reads: direct, %" PRId64 " files with O_DIRECT\n", files);
-        return;
-    }
-    char what[2 * KB_IO_ERRLEN];
-    kb_io_direct_describe(&c->dio, what, sizeof what);
-    printf("  reads: %" PRId64 " of %" PRId64 " files with O_DIRECT, the rest "
-           "buffered: %s\n", c->files_direct, files, what);
-}
-
-/* One JSON Lines record (and a table line on stdout) for the epoch. */
-static int report(run_ctx *c, const epoch_stats *st, FILE *json, char *err,
-                  size_t len)
-{
-    const kb_io_profile *p = c->p;
-    double p50 = kb_io_quantile(c->lat.lat, c->lat.n, 0.50) * 1e3;
-    double p99 = kb_io_quantile(c->lat.lat, c->lat.n, 0.99) * 1e3;
-    double au = st->window > 0 ? 100.0 * st->compute / st->window : 0;
-    double sps = st->window > 0 ? (double)st->window_samples / st->window : 0;
-    double mbs = st->wall > 0 ? (double)c->bytes / st->wall / 1e6 : 0;
-    double nominal = st->wall > 0 ? (double)st->samples *
-                                        (double)p->sample_bytes / st->wall / 1e6
-                                  : 0;
-    if (!c->o->quiet)
-        printf("epoch %" PRId64 ": %" PRId64 " samples in %.3f s  AU %.1f %%  "
-               "%.1f samples/s  %.1f MB/s read (%.1f nominal)  lat p50 %.3f "
-               "p99 %.3f ms  wait %.3f s  resident %.0f %%  CPU %.0f %%\n",
-               c->epoch, st->samples, st->wall, au, sps, mbs, nominal, p50,
-               p99, st->wait, 100 * st->residency, st->cpu);
-    if (!c->o->quiet && c->o->direct)
-        print_direct(c);
-    if (!c->o->quiet && c->model && st->compute_all > 0) {
-        kb_io_model_info m;
-        kb_io_model_describe(c->model, &m);
-        printf("  compute: %s on %s, %" PRId64 " steps, %.1f GFLOP/s\n",
-               m.model, m.backend, st->steps, model_gflops(&m, st));
-    }
-    if (!json)
-        return 0;
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        goto oom;
-    cJSON_AddStringToObject(o, "record", "io_epoch");
-    cJSON_AddStringToObject(o, "profile", p->name);
-    cJSON_AddNumberToObject(o, "epoch", (double)c->epoch);
-    cJSON_AddStringToObject(o, "engine", c->o->engine->name);
-    cJSON_AddStringToObject(o, "decode", c->o->decoder->name);
-    cJSON_AddNumberToObject(o, "readers", (double)c->o->readers);
-    cJSON_AddNumberToObject(o, "batch", (double)c->o->batch);
-    cJSON_AddNumberToObject(o, "prefetch", (double)c->o->prefetch);
-    cJSON_AddBoolToObject(o, "direct_asked", c->o->direct);
-    cJSON_AddBoolToObject(o, "direct", c->o->direct && !c->files_buffered);
-    cJSON_AddNumberToObject(o, "files_direct", (double)c->files_direct);
-    cJSON_AddNumberToObject(o, "files_buffered", (double)c->files_buffered);
-    if (kb_io_direct_json(&c->dio, "direct", "buffered", o)) {
-        cJSON_Delete(o);
-        goto oom;
-    }
-    cJSON_AddBoolToObject(o, "cold", c->o->cold);
-    cJSON_AddNumberToObject(o, "files", (double)c->nfiles);
-    cJSON_AddNumberToObject(o, "samples", (double)st->samples);
-    cJSON_AddNumberToObject(o, "steps", (double)st->steps);
-    cJSON_AddNumberToObject(o, "wall_s", st->wall);
-    cJSON_AddNumberToObject(o, "train_au_percentage", au);
-    cJSON_AddNumberToObject(o, "au_target_percentage", p->au_target);
-    cJSON_AddNumberToObject(o, "train_throughput_samples_per_second", sps);
-    /* DLIO's figure: samples/s times the nominal record size */
-    cJSON_AddNumberToObject(o, "train_io_mean_MB_per_second",
-                            sps * (double)p->sample_bytes / 1e6);
-    cJSON_AddNumberToObject(o, "io_measured_MB_per_second", mbs);
-    cJSON_AddNumberToObject(o, "io_nominal_MB_per_second", nominal);
-    cJSON_AddNumberToObject(o, "bytes_read", (double)c->bytes);
-    cJSON_AddNumberToObject(o, "read_requests", (double)c->lat.n);
-    cJSON_AddNumberToObject(o, "read_latency_p50_ms", p50);
-    cJSON_AddNumberToObject(o, "read_latency_p99_ms", p99);
-    cJSON_AddNumberToObject(o, "compute_s", st->compute);
-    if (add_compute(c, st, o)) {
-        cJSON_Delete(o);
-        goto oom;
-    }
-    cJSON_AddNumberToObject(o, "compute_wait_s", st->wait);
-    cJSON_AddNumberToObject(o, "residency_before", st->residency);
-    cJSON_AddNumberToObject(o, "cpu_percent", st->cpu);
-    cJSON_AddNumberToObject(o, "skipped_files", (double)c->skipped_files);
-    cJSON_AddNumberToObject(o, "dropped_samples", (double)c->holes);
-    cJSON_AddBoolToObject(o, "exactly_once", true);
-    char *s = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (!s)
-        goto oom;
-    int bad = fprintf(json, "%s\n", s) < 0 || fflush(json) != 0;
-    cJSON_free(s);
-    if (bad) {
-        snprintf(err, len, "cannot write %s: %s", c->o->json, strerror(errno));
-        return KB_IO_ERROR;
-    }
-    return 0;
-oom:
-    snprintf(err, len, "out of memory for a JSON record");
-    return KB_IO_ERROR;
-}
-
-/* Run the readers and the consumer for epoch c->epoch. */
-static int run_epoch(run_ctx *c, reader *rd, uint8_t *bits, FILE *json,
-                     char *err, size_t len)
-{
-    epoch_stats st = {0};
-    if (c->o->cold && kb_io_evict(c->paths, c->nfiles, err, len))
-        return KB_IO_ERROR;
-    st.residency = kb_io_residency(c->paths, c->nfiles, err, len);
-    if (st.residency < 0)
-        return KB_IO_ERROR;
-    for (int64_t i = 0; i < c->nfiles; i++)
-        c->order[i] = i;
-    kb_io_shuffle(c->order, (size_t)c->nfiles, sizeof *c->order,
-                  kb_io_epoch_seed(c->o->seed, c->epoch, 0));
-    memset(bits, 0, (size_t)(c->total + 7) / 8);
-    atomic_store(&c->next_file, 0);
-    c->rc = 0;
-    c->skipped_files = c->skipped_samples = c->holes = 0;
-    c->files_direct = c->files_buffered = 0;
-    c->bytes = 0;
-    c->lat.n = 0;
-    kb_io_ring_reset(c->ring, c->total);
-
     double cpu0 = kb_io_cpu_seconds();
     pthread_t *t = calloc((size_t)c->o->readers, sizeof *t);
     if (!t) {
@@ -608,12 +583,12 @@ static int run_epoch(run_ctx *c, reader *rd, uint8_t *bits, FILE *json,
         rc = KB_IO_ERROR;
         kb_io_ring_abort(c->ring);
     } else {
-        rc = consume(c, bits, &st, err, len);
+        rc = consume(c, bits, e, capped, err, len);
     }
     for (int64_t i = 0; i < started; i++)
         pthread_join(t[i], NULL);
     free(t);
-    st.cpu = st.wall > 0 ? 100 * (kb_io_cpu_seconds() - cpu0) / st.wall : 0;
+    e->cpu = e->wall > 0 ? 100 * (kb_io_cpu_seconds() - cpu0) / e->wall : 0;
     if (c->rc) {   /* a reader's error explains an early end best */
         snprintf(err, len, "%s", c->err);
         return c->rc;
@@ -622,51 +597,58 @@ static int run_epoch(run_ctx *c, reader *rd, uint8_t *bits, FILE *json,
         snprintf(err, len, "interrupted in epoch %" PRId64, c->epoch);
         return KB_IO_ERROR;
     }
-    if (rc)
-        return rc;
-    rc = check_complete(c, bits, st.samples - c->holes, err, len);
-    return rc ? rc : report(c, &st, json, err, len);
+    return rc;
 }
 
-/* Paths of the dataset's files, checked against the manifest. */
-static int dataset_paths(run_ctx *c, const char *dir, char *err, size_t len)
+/* Run the readers and the consumer for epoch c->epoch, and report it. */
+static int run_epoch(run_ctx *c, reader *rd, uint8_t *bits, FILE *json,
+                     char *err, size_t len)
 {
-    char name[64];
-    int rc = kb_io_manifest_read(dir, name, sizeof name, &c->nfiles, &c->spf,
-                                 err, len);
+    kb_io_epoch e = {.epoch = c->epoch, .files = c->d.nshard,
+                     .files_total = c->d.nfiles, .samples_total = c->d.total,
+                     .sample_lo = c->d.lo, .sample_hi = c->d.hi,
+                     .steps_limit = c->d.limit, .bits = bits};
+    char **paths = c->d.paths + c->d.flo;
+    if (c->o->cold && kb_io_evict(paths, c->d.nshard, err, len))
+        return KB_IO_ERROR;
+    e.residency = kb_io_residency(paths, c->d.nshard, err, len);
+    if (e.residency < 0)
+        return KB_IO_ERROR;
+    for (int64_t i = 0; i < c->d.nshard; i++)
+        c->order[i] = c->d.flo + i;
+    kb_io_shuffle(c->order, (size_t)c->d.nshard, sizeof *c->order,
+                  kb_io_epoch_seed(c->o->seed, c->epoch, 0));
+    memset(bits, 0, (size_t)(c->d.total + 7) / 8);
+    atomic_store(&c->next_file, 0);
+    c->rc = 0;
+    c->skipped_files = c->skipped_samples = 0;
+    c->files_direct = c->files_buffered = 0;
+    c->bytes = 0;
+    c->lat.n = 0;
+    kb_io_ring_reset(c->ring, c->d.hi - c->d.lo);
+
+    bool capped = false;
+    int rc = run_readers(c, rd, bits, &e, &capped, err, len);
+    e.skipped_files = c->skipped_files;
+    e.skipped_samples = c->skipped_samples;
+    if (!rc)
+        rc = check_complete(c, bits, &e, capped, err, len);
     if (rc)
         return rc;
-    if (strcmp(name, c->p->name) != 0) {
-        snprintf(err, len, "%s holds a %s dataset, not %s", dir, name,
-                 c->p->name);
-        return KB_IO_USAGE;
-    }
-    /* guard: the bitmap and id space are sized by files x samples */
-    if (c->nfiles > INT64_MAX / c->spf || c->nfiles * c->spf > (1LL << 40)) {
-        snprintf(err, len, "manifest in %s: %" PRId64 " x %" PRId64
-                 " samples is too many", dir, c->nfiles, c->spf);
-        return KB_IO_USAGE;
-    }
-    c->total = c->nfiles * c->spf;
-    c->paths = calloc((size_t)c->nfiles, sizeof *c->paths);
-    c->order = malloc((size_t)c->nfiles * sizeof *c->order);
-    if (!c->paths || !c->order) {
-        snprintf(err, len, "out of memory for %" PRId64 " files", c->nfiles);
-        return KB_IO_ERROR;
-    }
-    for (int64_t i = 0; i < c->nfiles; i++) {
-        c->paths[i] = kb_io_file_path(dir, c->p, i);
-        if (!c->paths[i]) {
-            snprintf(err, len, "out of memory for file names");
-            return KB_IO_ERROR;
-        }
-        if (access(c->paths[i], R_OK) < 0) {
-            snprintf(err, len, "%s: %s (dataset incomplete?)", c->paths[i],
-                     strerror(errno));
-            return KB_IO_USAGE;
-        }
-    }
-    return 0;
+    int crc = 0;
+    char cerr[KB_IO_ERRLEN];
+    if (c->sched && c->epoch == c->o->epochs - 1)
+        crc = close_schedule(c, json, &e, cerr, sizeof cerr);
+    e.files_direct = c->files_direct;
+    e.files_buffered = c->files_buffered;
+    e.bytes = c->bytes;
+    e.lat = c->lat.lat;
+    e.nlat = c->lat.n;
+    rc = kb_io_epoch_report(c->p, c->o, c->model, &c->dio, &e, json, err,
+                            len);
+    if (crc)   /* the epoch is on record; then the schedule's failure */
+        snprintf(err, len, "%s", cerr);
+    return crc ? crc : rc;
 }
 
 /* The ring's memory, refused with the numbers when it cannot fit. */
@@ -709,10 +691,41 @@ static int open_model(run_ctx *c, char *err, size_t len)
     return 0;
 }
 
+/* Everything before the first epoch.  0 or a stage error. */
+static int prepare(run_ctx *c, const kb_io_profile *p, reader **rd,
+                   uint8_t **bits, FILE **json, char *err, size_t len)
+{
+    const kb_io_run_opts *o = c->o;
+    int rc = kb_io_dataset_open(&c->d, p, o, err, len);
+    if (!rc)
+        rc = make_ring(c, err, len);
+    if (!rc && o->compute_backend)
+        rc = open_model(c, err, len);
+    if (rc)
+        return rc;
+    *rd = calloc((size_t)o->readers, sizeof **rd);
+    *bits = malloc((size_t)(c->d.total + 7) / 8);
+    c->order = malloc((size_t)c->d.nshard * sizeof *c->order);
+    if (!*rd || !*bits || !c->order) {
+        snprintf(err, len, "out of memory for %" PRId64 " readers and a "
+                 "%" PRId64 "-sample bitmap", o->readers, c->d.total);
+        return KB_IO_ERROR;
+    }
+    for (int64_t i = 0; i < o->readers; i++)
+        (*rd)[i].c = c;
+    if (o->json && !(*json = fopen(o->json, "w"))) {
+        snprintf(err, len, "cannot create %s: %s", o->json, strerror(errno));
+        return KB_IO_ERROR;
+    }
+    return o->ckpt.dir ? kb_io_ckpt_sched_open(&o->ckpt, &c->sched, err, len)
+                       : 0;
+}
+
 int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
               size_t len)
 {
-    run_ctx c = {.p = p, .o = o, .fmt = kb_io_format_find(p->format)};
+    run_ctx c = {.o = o};
+    c.p = &c.d.prof;   /* filled when the dataset is opened */
     pthread_mutex_init(&c.mu, NULL);
     atomic_init(&c.direct, o->direct);
     if (o->direct && o->engine->no_direct)
@@ -721,31 +734,19 @@ int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
     reader *rd = NULL;
     uint8_t *bits = NULL;
     FILE *json = NULL;
-    int rc = dataset_paths(&c, o->dir, err, len);
-    if (!rc)
-        rc = make_ring(&c, err, len);
-    if (!rc && o->compute_backend)
-        rc = open_model(&c, err, len);
-    if (rc)
-        goto out;
-    rd = calloc((size_t)o->readers, sizeof *rd);
-    bits = malloc((size_t)(c.total + 7) / 8);
-    if (!rd || !bits) {
-        snprintf(err, len, "out of memory for %" PRId64 " readers and a "
-                 "%" PRId64 "-sample bitmap", o->readers, c.total);
-        rc = KB_IO_ERROR;
-        goto out;
-    }
-    for (int64_t i = 0; i < o->readers; i++)
-        rd[i].c = &c;
-    if (o->json && !(json = fopen(o->json, "w"))) {
-        snprintf(err, len, "cannot create %s: %s", o->json, strerror(errno));
-        rc = KB_IO_ERROR;
-        goto out;
-    }
+    int rc = prepare(&c, p, &rd, &bits, &json, err, len);
     for (c.epoch = 0; c.epoch < o->epochs && !rc; c.epoch++)
         rc = run_epoch(&c, rd, bits, json, err, len);
-out:
+    if (c.sched) {   /* a failed run still records its checkpoints */
+        double stall;
+        char cerr[KB_IO_ERRLEN];
+        int crc = kb_io_ckpt_sched_close(c.sched, json, &stall, cerr,
+                                         sizeof cerr);
+        if (crc && !rc) {
+            snprintf(err, len, "%s", cerr);
+            rc = crc;
+        }
+    }
     if (json && fclose(json) != 0 && !rc) {
         snprintf(err, len, "cannot write %s: %s", o->json, strerror(errno));
         rc = KB_IO_ERROR;
@@ -758,9 +759,7 @@ out:
     }
     free(rd);
     free(bits);
-    for (int64_t i = 0; c.paths && i < c.nfiles; i++)
-        free(c.paths[i]);
-    free(c.paths);
+    kb_io_dataset_close(&c.d);
     free(c.order);
     free(c.lat.lat);
     kb_io_ring_free(c.ring);

@@ -26,16 +26,22 @@ static int env_i64(const char *name, int64_t *v, char *err, size_t len)
     return 1;
 }
 
-/* The launchers in the order they are believed: Slurm first, because an
- * Open MPI run inside an allocation sets both and srun's are the step's. */
+/* The launchers in the order they are believed.  Open MPI first: mpirun
+ * in a Slurm job leaves every rank the SLURM_PROCID and SLURM_NTASKS of
+ * the srun step that started its daemons (one a node), not the rank's own
+ * (seen on integrations/slurm/local-cluster.sh). */
 static const struct {
     const char *source, *rank, *size;
+    /* believed only where this is set too, or NULL: a Slurm batch script
+     * has the job's SLURM_PROCID 0 and SLURM_NTASKS but is no step's task
+     * (no SLURM_STEP_ID), so a kbench run there is one rank */
+    const char *inside;
 } launchers[] = {
-    {"slurm", "SLURM_PROCID", "SLURM_NTASKS"},
-    {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+    {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", NULL},
+    {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_ID"},
     /* PMIx exports no size: one of the others', or PMIX_SIZE where a
      * launcher sets it */
-    {"pmix", "PMIX_RANK", "PMIX_SIZE"},
+    {"pmix", "PMIX_RANK", "PMIX_SIZE", NULL},
 };
 
 int kb_io_rank_detect(int64_t rank, int64_t ranks, kb_io_rank *r, char *err,
@@ -53,21 +59,30 @@ int kb_io_rank_detect(int64_t rank, int64_t ranks, kb_io_rank *r, char *err,
     }
     for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
         int64_t rk, sz = 0;
+        if (launchers[i].inside && !getenv(launchers[i].inside))
+            continue;
         int got = env_i64(launchers[i].rank, &rk, err, len);
         if (got < 0)
             return KB_IO_USAGE;
         if (!got)
             continue;
-        int have = env_i64(launchers[i].size, &sz, err, len);
+        /* the size from its own variable, else the first one set */
+        const char *size = launchers[i].size;
+        int have = env_i64(size, &sz, err, len);
         for (size_t j = 0; have == 0 && j < sizeof launchers /
                                                sizeof launchers[0]; j++)
-            have = env_i64(launchers[j].size, &sz, err, len);
+            have = env_i64(size = launchers[j].size, &sz, err, len);
         if (have < 0)
             return KB_IO_USAGE;
-        if (!have || sz < 1 || rk >= sz) {
-            snprintf(err, len, "%s=%" PRId64 " but the number of ranks is %s "
-                     "(%s)", launchers[i].rank, rk, have ? "smaller" : "unset",
-                     launchers[i].size);
+        if (!have) {
+            snprintf(err, len, "%s=%" PRId64 " but the number of ranks is "
+                     "unset (%s)", launchers[i].rank, rk, launchers[i].size);
+            return KB_IO_USAGE;
+        }
+        if (rk >= sz) {
+            snprintf(err, len, "%s=%" PRId64 " but %s=%" PRId64 ": expected "
+                     "a rank below the number of ranks", launchers[i].rank,
+                     rk, size, sz);
             return KB_IO_USAGE;
         }
         *r = (kb_io_rank){rk, sz, launchers[i].source};

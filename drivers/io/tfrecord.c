@@ -133,6 +133,45 @@ static int tfrecord_gen(const kb_io_profile *p, uint64_t seed,
     return rc;
 }
 
+int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
+                        bool final, const uint8_t **data, uint64_t *dlen,
+                        char *err, size_t len)
+{
+    size_t o = *off;
+    if (o >= n)
+        return 0;
+    if (n - o < 12) {
+        if (!final)
+            return 0;
+        snprintf(err, len, "offset %zu: truncated record header "
+                 "(%zu bytes left, expected 12)", o, n - o);
+        return KB_IO_CORRUPT;
+    }
+    uint32_t lc = le32(buf + o + 8);
+    if (kb_io_tfrecord_mask(kb_io_crc32c(0, buf + o, 8)) != lc) {
+        snprintf(err, len, "offset %zu: record length CRC mismatch", o);
+        return KB_IO_CORRUPT;
+    }
+    uint64_t dl = (uint64_t)le32(buf + o) | (uint64_t)le32(buf + o + 4) << 32;
+    /* dl is checked against what is left before any arithmetic */
+    if (dl > n - o - 12 || n - o - 12 - dl < 4) {
+        if (!final)
+            return 0;
+        snprintf(err, len, "offset %zu: truncated record (length %" PRIu64
+                 ", %zu bytes left)", o, dl, n - o - 12);
+        return KB_IO_CORRUPT;
+    }
+    const uint8_t *d = buf + o + 12;
+    if (kb_io_tfrecord_mask(kb_io_crc32c(0, d, dl)) != le32(d + dl)) {
+        snprintf(err, len, "offset %zu: record data CRC mismatch", o);
+        return KB_IO_CORRUPT;
+    }
+    *data = d;
+    *dlen = dl;
+    *off = o + 12 + dl + 4;
+    return 1;
+}
+
 /* Walk the complete records of buf[*off, n): every length CRC, data CRC
  * and sample header checked.  Not final: stop before a record that has
  * not fully arrived; final: such a record is a truncation. */
@@ -140,61 +179,31 @@ static int tfrecord_parse_part(const uint8_t *buf, size_t n, size_t *off,
                                bool final, kb_io_sample_fn fn, void *ctx,
                                char *err, size_t len)
 {
-    int rc = 0;
-    size_t o = *off;
-    while (o < n && !rc) {
-        if (n - o < 12) {
-            if (!final)
-                break;
-            snprintf(err, len, "offset %zu: truncated record header "
-                     "(%zu bytes left, expected 12)", o, n - o);
-            rc = KB_IO_CORRUPT;
-            break;
-        }
-        uint32_t lc = le32(buf + o + 8);
-        if (kb_io_tfrecord_mask(kb_io_crc32c(0, buf + o, 8)) != lc) {
-            snprintf(err, len, "offset %zu: record length CRC mismatch", o);
-            rc = KB_IO_CORRUPT;
-            break;
-        }
-        uint64_t dlen = (uint64_t)le32(buf + o) |
-                        (uint64_t)le32(buf + o + 4) << 32;
-        /* dlen is checked against what is left before any arithmetic */
-        if (dlen > n - o - 12 || n - o - 12 - dlen < 4) {
-            if (!final)
-                break;
-            snprintf(err, len, "offset %zu: truncated record (length %" PRIu64
-                     ", %zu bytes left)", o, dlen, n - o - 12);
-            rc = KB_IO_CORRUPT;
-            break;
-        }
-        const uint8_t *data = buf + o + 12;
-        if (kb_io_tfrecord_mask(kb_io_crc32c(0, data, dlen)) !=
-            le32(data + dlen)) {
-            snprintf(err, len, "offset %zu: record data CRC mismatch", o);
-            rc = KB_IO_CORRUPT;
-            break;
-        }
+    const uint8_t *data;
+    uint64_t dlen;
+    for (;;) {
+        size_t o = *off;
+        int rc = kb_io_tfrecord_next(buf, n, off, final, &data, &dlen, err,
+                                     len);
+        if (rc <= 0)
+            return rc;
         kb_io_hdr h;
         if (dlen < KB_IO_HDR_BYTES || kb_io_hdr_get(data, &h) ||
             h.body_len != dlen - KB_IO_HDR_BYTES) {
             snprintf(err, len, "offset %zu: bad sample header", o);
-            rc = KB_IO_CORRUPT;
-            break;
+            return KB_IO_CORRUPT;
         }
         const uint8_t *body = data + KB_IO_HDR_BYTES;
         if (kb_io_crc32c(0, body, h.body_len) != h.crc) {
             snprintf(err, len, "offset %zu: sample %" PRIu64
                      " checksum mismatch", o, h.id);
-            rc = KB_IO_CORRUPT;
-            break;
+            return KB_IO_CORRUPT;
         }
         kb_io_sample s = {h.id, body, h.body_len, o};
         rc = fn(ctx, &s);
-        o += 12 + dlen + 4;
+        if (rc)
+            return rc;
     }
-    *off = o;
-    return rc;
 }
 
 static int tfrecord_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
