@@ -50,17 +50,6 @@ static const char *const type_expect[] = {
     [KB_DLIO_STRS] = "a string or a list of strings",
     [KB_DLIO_ANY] = "a value", [KB_DLIO_ALIAS] = "a section"};
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
-                     e[-1] == '\r'))
-        *--e = '\0';
-    return s;
-}
-
 void kb_dlio_value_free(kb_dlio_value *v)
 {
     for (int i = 0; i < v->n; i++)
@@ -484,7 +473,7 @@ int kb_dlio_keys_load(const char *path, kb_dlio_keys *k, char *err,
     int lineno = 0, rc = 0;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
-        char *s = trim(line);
+        char *s = kb_io_trim(line);
         if (!*s || *s == '#')
             continue;
         char *fields[5];
@@ -493,7 +482,7 @@ int kb_dlio_keys_load(const char *path, kb_dlio_keys *k, char *err,
             char *bar = strchr(p, '|');
             if (bar)
                 *bar = '\0';
-            fields[nf] = trim(p);
+            fields[nf] = kb_io_trim(p);
             if (!bar) {
                 nf++;
                 break;

@@ -99,6 +99,10 @@ const char *kb_io_profiles_path(void);
 int kb_io_profile_find(const char *path, const char *name, kb_io_profile *p,
                        char *err, size_t len);
 
+/* Spaces, tabs and line ends trimmed in place, for the stage's `key =
+ * value` files (profiles.conf, dlio_keys.conf); returns the start. */
+char *kb_io_trim(char *s);
+
 /* Product of p->dims (at least 1).  Cannot fail. */
 int64_t kb_io_dims_product(const kb_io_profile *p);
 

@@ -226,9 +226,10 @@ static int deliver_one(reader *r, const char *path, kb_io_batch *b,
     run_ctx *c = r->c;
     char err[KB_IO_ERRLEN];
     uint64_t rng = kb_io_epoch_seed(c->o->seed, c->epoch, (int64_t)s->id);
-    int rc = c->o->decoder->decode(c->p, s, rng,
-                                   b->data + (size_t)pos * c->out_bytes,
-                                   &r->scratch, err, sizeof err);
+    /* a decode that keeps nothing has no batch memory (data is NULL) */
+    void *out = c->out_bytes ? b->data + (size_t)pos * c->out_bytes : NULL;
+    int rc = c->o->decoder->decode(c->p, s, rng, out, &r->scratch, err,
+                                   sizeof err);
     b->ids[pos] = s->id;
     if (rc == KB_IO_CORRUPT && c->o->skip_corrupt) {
         fprintf(stderr, "kbench io: dropping sample in %s: %s\n", path, err);

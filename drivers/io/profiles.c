@@ -30,8 +30,7 @@ int64_t kb_io_dims_product(const kb_io_profile *p)
     return n;
 }
 
-/* Trim spaces at both ends in place; returns the start. */
-static char *trim(char *s)
+char *kb_io_trim(char *s)
 {
     while (*s == ' ' || *s == '\t')
         s++;
@@ -163,7 +162,7 @@ int kb_io_profile_find(const char *path, const char *name, kb_io_profile *p,
     bool in = false;
     while (fgets(line, sizeof line, f)) {
         lineno++;
-        char *s = trim(line);
+        char *s = kb_io_trim(line);
         if (!*s || *s == '#')
             continue;
         if (*s == '[') {
@@ -195,7 +194,7 @@ int kb_io_profile_find(const char *path, const char *name, kb_io_profile *p,
             break;
         }
         *eq = '\0';
-        char *k = trim(s), *v = trim(eq + 1);
+        char *k = kb_io_trim(s), *v = kb_io_trim(eq + 1);
         if (set_key(p, k, v) < 0) {
             snprintf(err, len, "%s:%d: bad key or value '%s = %s'", path,
                      lineno, k, v);
