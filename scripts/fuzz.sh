@@ -39,7 +39,7 @@ fi
 
 mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKBENCH_FUZZ=ON -DBUILD_TESTING=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON -DBUILD_TESTING=OFF \
       >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target fuzz -j"$(nproc)" >"$build/build.log" 2>&1 ||

@@ -1,10 +1,10 @@
 # tests/fuzz/fuzz.cmake: libFuzzer targets of every parser of untrusted
-# input (-DKBENCH_FUZZ=ON, clang only; scripts/fuzz.sh builds and runs them).
+# input (-DKB_FUZZ=ON, clang only; scripts/fuzz.sh builds and runs them).
 # Included from the top-level CMakeLists.txt before the libraries, so that
 # every library the targets link is instrumented for coverage and the
 # sanitizers; the targets themselves link libFuzzer's main.
 if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
-  message(FATAL_ERROR "KBENCH_FUZZ needs clang (libFuzzer): configure with "
+  message(FATAL_ERROR "KB_FUZZ needs clang (libFuzzer): configure with "
                       "-DCMAKE_C_COMPILER=clang")
 endif()
 # -O1 -g whatever the build type: fast enough to fuzz, frames readable.
