@@ -120,6 +120,25 @@ static int want_len(pb *b, size_t at, unsigned wt, const char *what)
     return fail(b, at, found, "wire type 2");
 }
 
+/* The next field of b: one of fields [lo, hi], length-delimited, into
+ * *sub with its number in *f; any other field skipped, *f = 0.  what[f -
+ * lo] names the wanted field in an error about its wire type. */
+static int next_len(pb *b, uint64_t lo, uint64_t hi,
+                    const char *const *what, uint64_t *f, pb *sub)
+{
+    size_t at = b->i;
+    unsigned wt;
+    int rc = tag(b, f, &wt);
+    if (rc)
+        return rc;
+    if (*f < lo || *f > hi) {
+        *f = 0;
+        return skip(b, wt);
+    }
+    rc = want_len(b, at, wt, what[*f - lo]);
+    return rc ? rc : payload(b, sub);
+}
+
 /* What one feature's value lists hold: the first value and the count. */
 typedef struct {
     unsigned kind;              /* 1 bytes_list, 2 float_list, 3 int64 */
@@ -175,25 +194,16 @@ static int list(pb *b, value *v)
 /* Feature: the last of its oneof fields wins, as in protobuf. */
 static int feature(pb *b, value *v)
 {
+    static const char *const what[] = {"a value list", "a value list",
+                                       "a value list"};
     *v = (value){.at = (size_t)b->base};
     while (b->i < b->n) {
-        size_t at = b->i;
         uint64_t f;
-        unsigned wt;
-        int rc = tag(b, &f, &wt);
-        if (rc)
-            return rc;
-        if (f < 1 || f > 3) {
-            rc = skip(b, wt);
-        } else {
-            pb s;
-            rc = want_len(b, at, wt, "a value list");
-            if (!rc)
-                rc = payload(b, &s);
-            if (!rc) {
-                *v = (value){.kind = (unsigned)f, .at = (size_t)b->base};
-                rc = list(&s, v);
-            }
+        pb s;
+        int rc = next_len(b, 1, 3, what, &f, &s);
+        if (!rc && f) {
+            *v = (value){.kind = (unsigned)f, .at = (size_t)b->base};
+            rc = list(&s, v);
         }
         if (rc)
             return rc;
@@ -224,28 +234,18 @@ static int entry(pb *b, value *image, value *size)
 {
     const uint8_t *key = NULL;
     size_t key_len = 0;
+    static const char *const what[] = {"a map key", "a map value"};
     pb val = {NULL, 0, 0, b->base, b->err, b->len};
     while (b->i < b->n) {
-        size_t at = b->i;
         uint64_t f;
-        unsigned wt;
-        int rc = tag(b, &f, &wt);
+        pb s;
+        int rc = next_len(b, 1, 2, what, &f, &s);
         if (rc)
             return rc;
-        if (f == 1 || f == 2) {
-            pb s;
-            rc = want_len(b, at, wt, f == 1 ? "a map key" : "a map value");
-            if (!rc)
-                rc = payload(b, &s);
-            if (!rc && f == 1)
-                key = s.p, key_len = s.n;
-            if (!rc && f == 2)
-                val = s;
-        } else {
-            rc = skip(b, wt);
-        }
-        if (rc)
-            return rc;
+        if (f == 1)
+            key = s.p, key_len = s.n;
+        else if (f == 2)
+            val = s;
     }
     value *v = key_len == 5 && !memcmp(key, "image", 5)  ? image
                : key_len == 4 && !memcmp(key, "size", 4) ? size
@@ -256,16 +256,12 @@ static int entry(pb *b, value *image, value *size)
 /* Features: its map entries (field 1). */
 static int features(pb *b, value *image, value *size)
 {
+    static const char *const what[] = {"a feature map entry"};
     while (b->i < b->n) {
-        size_t at = b->i;
         uint64_t f;
-        unsigned wt;
         pb e;
-        int rc = tag(b, &f, &wt);
-        if (!rc && f != 1)
-            rc = skip(b, wt);
-        else if (!rc && !(rc = want_len(b, at, wt, "a feature map entry")) &&
-                 !(rc = payload(b, &e)))
+        int rc = next_len(b, 1, 1, what, &f, &e);
+        if (!rc && f)
             rc = entry(&e, image, size);
         if (rc)
             return rc;
@@ -278,17 +274,13 @@ int kb_example_parse(const uint8_t *p, size_t n, uint64_t base,
 {
     pb b = {p, 0, n, base, err, len};
     value image = {.at = (size_t)base}, size = {.at = (size_t)base};
+    static const char *const what[] = {"Example.features"};
     while (b.i < b.n) {
-        size_t at = b.i;
         uint64_t f;
-        unsigned wt;
         pb feats;
-        int rc = tag(&b, &f, &wt);
         /* Example.features; a repeated one merges into the first */
-        if (!rc && f != 1)
-            rc = skip(&b, wt);
-        else if (!rc && !(rc = want_len(&b, at, wt, "Example.features")) &&
-                 !(rc = payload(&b, &feats)))
+        int rc = next_len(&b, 1, 1, what, &f, &feats);
+        if (!rc && f)
             rc = features(&feats, &image, &size);
         if (rc)
             return rc;

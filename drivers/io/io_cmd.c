@@ -447,10 +447,10 @@ static int finish_ckpt_opts(cmd_opts *o, const kb_io_profile *p, bool verb,
      * dataset over batch and ranks, at most total_training_steps) */
     c->steps = o->steps;
     if (!c->steps) {
-        int64_t ranks = c->rank.ranks > 0 ? c->rank.ranks : 1;
-        if (p->batch > 0)
-            c->steps = p->files * p->samples_per_file / p->batch / ranks;
-        if (p->max_steps > 0 && (!c->steps || p->max_steps < c->steps))
+        c->steps = kb_io_dlio_steps(p->files * p->samples_per_file, p->batch,
+                                    c->rank.ranks > 0 ? c->rank.ranks : 1,
+                                    p->max_steps);
+        if (!c->steps && p->max_steps > 0)   /* no dataset to count */
             c->steps = p->max_steps;
     }
     c->epochs = o->run.epochs;

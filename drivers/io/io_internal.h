@@ -416,6 +416,12 @@ int kb_io_rank_detect(int64_t rank, int64_t ranks, kb_io_rank *r, char *err,
 void kb_io_rank_shard(const kb_io_rank *r, int64_t total, int64_t *lo,
                       int64_t *hi);
 
+/* DLIO's steps an epoch a rank, its partial last batch dropped:
+ * floor(total / batch / ranks), at most max_steps when that is > 0.  0
+ * when batch or ranks is not positive. */
+int64_t kb_io_dlio_steps(int64_t total, int64_t batch, int64_t ranks,
+                         int64_t max_steps);
+
 /* ---- delivered-sample bitmaps in records (bitmap.c) ----
  * Bit i of `bits` is sample i.  The text form of ids [lo, hi) is the hex
  * of their bits' zlib stream: a full bitmap of a million samples is a few

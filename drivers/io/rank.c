@@ -1,6 +1,7 @@
 /* rank.c - this process's rank and the number of ranks, from the engine
- * that launched it (Slurm, Open MPI, PMIx) or from --rank/--ranks, and
- * the shard of samples a rank reads (DLIO's split). */
+ * that launched it (Slurm, Open MPI, PMIx) or from --rank/--ranks, the
+ * shard of samples a rank reads (DLIO's split) and DLIO's steps an epoch
+ * a rank. */
 #include "io_internal.h"
 
 #include <errno.h>
@@ -97,4 +98,11 @@ void kb_io_rank_shard(const kb_io_rank *r, int64_t total, int64_t *lo,
     int64_t per = (total + r->ranks - 1) / r->ranks;
     *lo = per * r->rank < total ? per * r->rank : total;
     *hi = *lo + per < total ? *lo + per : total;
+}
+
+int64_t kb_io_dlio_steps(int64_t total, int64_t batch, int64_t ranks,
+                         int64_t max_steps)
+{
+    int64_t steps = batch > 0 && ranks > 0 ? total / batch / ranks : 0;
+    return max_steps > 0 && max_steps < steps ? max_steps : steps;
 }

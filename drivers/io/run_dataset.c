@@ -180,9 +180,8 @@ static int plan_shard(kb_io_dataset *d, const kb_io_run_opts *o, char *err,
     d->nshard = (d->hi - 1) / d->spf + 1 - d->flo;
     d->limit = d->prof.max_steps;
     if (d->prof.drop_last) {
-        int64_t dlio = d->total / o->batch / o->rank.ranks;
-        if (!d->limit || dlio < d->limit)
-            d->limit = dlio;
+        d->limit = kb_io_dlio_steps(d->total, o->batch, o->rank.ranks,
+                                    d->prof.max_steps);
         if (d->limit == 0 || d->hi - d->lo < o->batch) {
             snprintf(err, len, "drop_last: rank %" PRId64 " of %" PRId64
                      " holds %" PRId64 " of %" PRId64 " samples, less than a "

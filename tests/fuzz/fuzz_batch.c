@@ -1,5 +1,6 @@
 /* fuzz_batch.c - libFuzzer target of the batch-file parser
  * (kb_batch_parse): the input is a batch file's text. */
+#include "fuzz_file.h"   /* first: it defines _GNU_SOURCE */
 #include "kernels/batch.h"
 
 #include <stdlib.h>
@@ -7,11 +8,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
-    if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
+    char *text = fuzz_cstring(data, size);
     kb_settings s;
     kb_settings_default(&s);
     kb_problem_list l = {0};

@@ -1,6 +1,7 @@
 /* fuzz_bitmap.c - libFuzzer target of the delivered-sample bitmap decoder
  * (kb_io_bitmap_decode), which reads other ranks' records in `kbench io
  * merge`: the first four bytes choose the id range, the rest is the text. */
+#include "fuzz_file.h"   /* first: it defines _GNU_SOURCE */
 #include "drivers/io/io_internal.h"
 
 #include <stdlib.h>
@@ -12,12 +13,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     /* ranges up to 64 Ki ids keep an execution fast; lo > hi included */
     int64_t lo = data[0] | data[1] << 8, hi = data[2] | data[3] << 8;
-    char *text = malloc(size - 4 + 1);
+    char *text = fuzz_cstring(data + 4, size - 4);
     uint8_t *bits = calloc((size_t)(hi > lo ? hi : lo) / 8 + 1, 1);
-    if (!text || !bits)
+    if (!bits)
         abort();
-    memcpy(text, data + 4, size - 4);
-    text[size - 4] = '\0';
     char err[KB_IO_ERRLEN] = "";
     int rc = kb_io_bitmap_decode(text, lo, hi, bits, err, sizeof err);
     if (rc && ((rc != KB_IO_CORRUPT && rc != KB_IO_ERROR) || !err[0]))

@@ -1,6 +1,7 @@
 /* fuzz_descriptor.c - libFuzzer target of the descriptor parser
  * (kb_problem_parse): the input is one descriptor.  What parses must
  * format back to text that parses to the same canonical form. */
+#include "fuzz_file.h"   /* first: it defines _GNU_SOURCE */
 #include "kernels/problem.h"
 
 #include <stdlib.h>
@@ -8,11 +9,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
-    if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
+    char *text = fuzz_cstring(data, size);
     kb_settings s;
     kb_settings_default(&s);
     kb_problem p, q;

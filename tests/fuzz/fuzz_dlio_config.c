@@ -11,12 +11,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* a private copy with a NUL after the end, cut into pieces */
-    char *text = malloc(size + 1);
-    if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
+    /* a copy with a NUL after the end, cut into pieces */
+    char *text = fuzz_cstring(data, size);
     size_t yaml = strlen(text);
     char *overrides[MAX_OVERRIDES];
     int n = 0;

@@ -1,13 +1,28 @@
-/* fuzz_file.h - for the targets whose parser takes a path: the input
- * written to a memfd (no disk), named /proc/self/fd/N. */
+/* fuzz_file.h - the input in the forms the text parsers take: a
+ * NUL-terminated copy, or, for a parser that takes a path, a memfd (no
+ * disk) named /proc/self/fd/N. */
 #ifndef KB_FUZZ_FILE_H
 #define KB_FUZZ_FILE_H
 
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* A malloc'd copy of data[0, n) with a NUL after it (the input may hold
+ * NULs of its own).  Aborts when out of memory. */
+static inline char *fuzz_cstring(const uint8_t *data, size_t n)
+{
+    char *text = malloc(n + 1);
+    if (!text)
+        abort();
+    memcpy(text, data, n);
+    text[n] = '\0';
+    return text;
+}
 
 /* The path of a file holding data[0, n): the same memfd each call.
  * Aborts when the memfd cannot be made or written. */
