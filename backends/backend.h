@@ -14,8 +14,9 @@
 #include "kernels/problem.h"
 #include "kernels/tensors.h"
 
-/* Key/value facts for describe(): library versions, ISA, device, ... */
-#define KB_INFO_MAX 24
+/* Key/value facts for describe(): library versions, ISA, device, ...
+ * (a GPU's identity alone is a dozen), and for plan_info(). */
+#define KB_INFO_MAX 40
 typedef struct {
     int n;
     struct {
@@ -28,6 +29,19 @@ typedef struct {
  * KB_INFO_MAX entries. */
 void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* What a run asks of every backend before its first case (kbench run
+ * --device, --tuning, --launches, --flush-l2).  CPU backends take none
+ * of it. */
+typedef struct {
+    int device;          /* index among the visible devices (0) */
+    const char *tuning;  /* a named tuning ("tile_128x64"); NULL: each
+                            backend's default */
+    int launches;        /* launches per timed sample, >= 1: with N > 1 a
+                            sample is N back-to-back launches between two
+                            events, divided by N (microsecond kernels) */
+    bool flush_l2;       /* flush the device's L2 before each sample */
+} kb_backend_config;
 
 typedef struct kb_backend {
     const char *name;          /* "omp", "openblas", ... */
@@ -76,6 +90,27 @@ typedef struct kb_backend {
     /* Apply the run's thread count to the library's own pool, if it has
      * one beyond OpenMP's.  NULL when OpenMP's setting is enough. */
     void (*set_threads)(int threads);
+
+    /* ---- devices (NULL on CPU backends) ---- */
+
+    /* Take the run's settings, before any case.  Returns 0, or -1 with
+     * err naming what is wrong (a tuning this backend has not, listing
+     * those it has; a device index past the visible ones).  Having no
+     * device at all is not an error here: supports() then says so. */
+    int (*configure)(const kb_backend_config *cfg, char *err, size_t len);
+
+    /* Bytes p needs in device memory (tensors, workspace), and the
+     * device's free bytes, so that the driver refuses a case that does
+     * not fit before anything runs.  Device buffers are never counted
+     * against host RAM (extra_bytes).  device_free returns 0, or -1 with
+     * why (no device). */
+    size_t (*device_bytes)(const kb_problem *p);
+    int (*device_free)(uint64_t *bytes, char *why, size_t len);
+
+    /* Facts of one prepared plan, kept in its case record: the tuning,
+     * the algorithm and its workspace, the math mode, how samples were
+     * timed (launches per sample, L2 flushed).  NULL when there are none. */
+    void (*plan_info)(void *plan, kb_info *info);
 } kb_backend;
 
 /* Registry: the backends this build has, in a fixed order. */

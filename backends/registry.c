@@ -14,6 +14,7 @@
 #ifdef KB_HAVE_ONEDNN
 #include "onednn/onednn_backend.h"
 #endif
+#include "gpu/gpu_registry.h"
 
 static const kb_backend *const builtin[] = {
     &kb_backend_omp,           /* always built */
@@ -24,6 +25,36 @@ static const kb_backend *const builtin[] = {
     &kb_backend_onednn,
     &kb_backend_onednn_reorder,
 #endif
+#ifdef KB_HAVE_CUDA
+    &kb_cuda_backend,
+#endif
+#ifdef KB_HAVE_CUBLAS
+    &kb_backend_cublas,
+#endif
+#ifdef KB_HAVE_CUDNN
+    &kb_backend_cudnn,
+#endif
+#ifdef KB_HAVE_HIP
+    &kb_hip_backend,
+#endif
+#ifdef KB_HAVE_ROCBLAS
+    &kb_backend_rocblas,
+#endif
+#ifdef KB_HAVE_MIOPEN
+    &kb_backend_miopen,
+#endif
+};
+
+/* The GPU runtimes built in, for the drivers that use a device without
+ * a backend (peaks, the I/O stage's copies). */
+static const kb_gpu_runtime *const runtimes[] = {
+#ifdef KB_HAVE_CUDA
+    &kb_cuda_runtime,
+#endif
+#ifdef KB_HAVE_HIP
+    &kb_hip_runtime,
+#endif
+    NULL,
 };
 
 #define NBUILTIN ((int)(sizeof(builtin) / sizeof(builtin[0])))
@@ -54,6 +85,24 @@ const kb_backend *kb_backend_find(const char *name)
     for (int i = 0; i < kb_backend_count(); i++)
         if (strcmp(kb_backend_at(i)->name, name) == 0)
             return kb_backend_at(i);
+    return NULL;
+}
+
+int kb_gpu_runtime_count(void)
+{
+    return (int)(sizeof runtimes / sizeof runtimes[0]) - 1;
+}
+
+const kb_gpu_runtime *kb_gpu_runtime_at(int i)
+{
+    return i >= 0 && i < kb_gpu_runtime_count() ? runtimes[i] : NULL;
+}
+
+const kb_gpu_runtime *kb_gpu_runtime_find(const char *name)
+{
+    for (int i = 0; name && i < kb_gpu_runtime_count(); i++)
+        if (strcmp(runtimes[i]->name, name) == 0)
+            return runtimes[i];
     return NULL;
 }
 

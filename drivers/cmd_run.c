@@ -44,7 +44,7 @@ enum {
     OPT_BACKEND, OPT_MB, OPT_DT, OPT_DIR, OPT_FPMATH, OPT_LAYOUT, OPT_THREADS, OPT_REPS,
     OPT_MIN_TIME, OPT_MAX_REPS, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
     OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS, OPT_ROOF_LEVEL,
-    OPT_TRAINING,
+    OPT_TRAINING, OPT_DEVICE, OPT_TUNING, OPT_LAUNCHES, OPT_FLUSH_L2,
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +74,10 @@ static const struct option long_opts[] = {
     {"peaks", required_argument, NULL, OPT_PEAKS},
     {"roof-level", required_argument, NULL, OPT_ROOF_LEVEL},
     {"training", no_argument, NULL, OPT_TRAINING},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"tuning", required_argument, NULL, OPT_TUNING},
+    {"launches", required_argument, NULL, OPT_LAUNCHES},
+    {"flush-l2", required_argument, NULL, OPT_FLUSH_L2},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -116,6 +120,16 @@ static void usage(FILE *out)
         "  --seed S             data and sampling seed (default 42)\n"
         "  --check-points N     output points per tensor when validation is\n"
         "                       sampled (large problems)\n"
+        "\nGPU backends (cuda, hip, cublas, cudnn, rocblas, miopen):\n"
+        "  --device N           the visible device to run on (default 0;\n"
+        "                       CUDA_VISIBLE_DEVICES/HIP_VISIBLE_DEVICES apply)\n"
+        "  --tuning NAME        the hand-written kernels' block and tile sizes\n"
+        "                       (kbench list backends shows each one's)\n"
+        "  --launches N         back-to-back launches per timed sample, the\n"
+        "                       sample being their time / N (microsecond\n"
+        "                       kernels; default 1)\n"
+        "  --flush-l2 yes|no    flush the device's L2 before each sample,\n"
+        "                       untimed (default yes)\n"
         "\noutput:\n"
         "  --json FILE          JSON Lines records\n"
         "  --csv FILE           CSV, one row per case\n"
@@ -379,6 +393,25 @@ static int take_option(cmdline *cl, int c, const char *arg)
     case OPT_RESULT_LINES: o->result_lines = true; break;
     case OPT_QUIET: o->quiet = true; break;
     case OPT_TRAINING: o->training = true; break;
+    case OPT_DEVICE:
+        if (parse_int("--device", arg, 0, 1023, &v) != 0)
+            return -1;
+        o->device.device = (int)v;
+        break;
+    case OPT_TUNING: o->device.tuning = arg; break;
+    case OPT_LAUNCHES:
+        if (parse_int("--launches", arg, 1, 1000000, &v) != 0)
+            return -1;
+        o->device.launches = (int)v;
+        break;
+    case OPT_FLUSH_L2:
+        if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0) {
+            fprintf(stderr, "kbench run: --flush-l2 '%s': expected yes or "
+                    "no\n", arg);
+            return -1;
+        }
+        o->device.flush_l2 = strcmp(arg, "yes") == 0;
+        break;
     }
     return 0;
 }
@@ -555,6 +588,32 @@ static int load_default_suite(cmdline *cl)
     return 0;
 }
 
+/* Refuse any case whose device buffers do not fit in its device's free
+ * memory.  A backend with no device is left alone: its cases are SKIPPED
+ * (supports() says why).  Returns 0, or -1 after printing the first case
+ * that does not fit. */
+static int check_device_memory(const kb_run_opts *o)
+{
+    char desc[256], err[512], why[256];
+    for (int j = 0; j < o->nbackends; j++) {
+        const kb_backend *b = o->backends[j];
+        uint64_t avail;
+        if (!b->device_bytes || !b->device_free ||
+            b->device_free(&avail, why, sizeof why) != 0)
+            continue;
+        for (size_t i = 0; i < o->problems.n; i++) {
+            const kb_problem *p = &o->problems.items[i];
+            kb_problem_format(p, desc, sizeof desc);
+            if (kb_device_memory_check(p, b, avail, desc, err,
+                                       sizeof err) != 0) {
+                fprintf(stderr, "kbench run: %s\n", err);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Refuse any case that needs more memory than is available.  Returns 0,
  * or -1 after printing the first that does not fit. */
 static int check_memory(const kb_run_opts *o)
@@ -576,7 +635,7 @@ static int check_memory(const kb_run_opts *o)
                 return -1;
             }
         }
-    return 0;
+    return check_device_memory(o);
 }
 
 /* The last cache level of these sizes that is known, or 0. */
@@ -643,7 +702,8 @@ static int prepare_run(cmdline *cl, int argc, char **argv)
     int rc = parse_args(cl, argc, argv);
     if (rc != 0)
         return rc;
-    if (check_training(cl) != 0 || select_backends(cl) != 0)
+    if (check_training(cl) != 0 || select_backends(cl) != 0 ||
+        kb_run_configure_backends(&cl->run) != 0)
         return -1;
     if (cl->nsources == 0)
         rc = load_default_suite(cl);

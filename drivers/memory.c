@@ -138,3 +138,23 @@ int kb_memory_check(const kb_problem *p, const kb_backend *b,
              (double)available / GIB);
     return -1;
 }
+
+int kb_device_memory_check(const kb_problem *p, const kb_backend *b,
+                           uint64_t available, const char *desc, char *err,
+                           size_t len)
+{
+    size_t need = b->device_bytes(p);
+    if (need == SIZE_MAX) {
+        snprintf(err, len, "%s on %s: its size in bytes overflows 64 bits",
+                 desc, b->name);
+        return -1;
+    }
+    if (need <= available)
+        return 0;
+    snprintf(err, len,
+             "%s on %s needs %zu bytes (%.2f GiB) of device memory, %" PRIu64
+             " free on the device (%.2f GiB)",
+             desc, b->name, need, (double)need / GIB, available,
+             (double)available / GIB);
+    return -1;
+}

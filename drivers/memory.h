@@ -37,4 +37,12 @@ int kb_memory_check(const kb_problem *p, const kb_backend *b,
                     uint64_t available, const char *desc, char *err,
                     size_t len);
 
+/* The same for device memory: b->device_bytes(p) against the `available`
+ * free bytes its device reported.  Returns 0 when it fits, or -1 with
+ * "DESC on BACKEND needs N bytes (X GiB) of device memory, Y free" in
+ * err. */
+int kb_device_memory_check(const kb_problem *p, const kb_backend *b,
+                           uint64_t available, const char *desc, char *err,
+                           size_t len);
+
 #endif

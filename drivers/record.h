@@ -12,6 +12,7 @@
 #include "drivers/stats.h"
 #include "drivers/roofline/placement.h"
 #include "drivers/peaks/cpu_id.h"
+#include "backends/backend.h"
 
 #include <stdio.h>
 
@@ -65,6 +66,9 @@ typedef struct {
     bool roof_placed;
     kb_placement roof;
     char roof_note[192];
+    /* the backend's plan_info(): tuning, algorithm, math mode, timing
+     * method (n == 0 when it has none or nothing was prepared) */
+    kb_info plan_info;
 } kb_case_record;
 
 /* Provenance, gathered once per run (provenance.c). */

@@ -43,6 +43,8 @@ void kb_run_opts_init(kb_run_opts *o)
     o->roof_level = "auto";
     o->warmup = 1;
     o->seed = 42;
+    o->device = (kb_backend_config){.device = 0, .tuning = NULL,
+                                    .launches = 1, .flush_l2 = true};
 }
 
 void kb_run_opts_free(kb_run_opts *o)
@@ -361,6 +363,8 @@ static int measure_case(run_state *rs, const kb_problem *p,
         rc = check_first_run(rs, &c, r);
         if (rc == 0 && r->status != KB_ERROR && !kb_signal_caught())
             rc = time_and_check_last(&c, r, s);
+        if (b->plan_info)
+            b->plan_info(c.plan, &r->plan_info);
         b->release(c.plan);
     }
     snapshot_free(t, &inputs);
@@ -501,18 +505,69 @@ void kb_run_apply_threads(const kb_run_opts *o)
             o->backends[i]->set_threads(n);
 }
 
+int kb_run_configure_backends(const kb_run_opts *o)
+{
+    for (int i = 0; i < o->nbackends; i++) {
+        const kb_backend *b = o->backends[i];
+        char err[256] = "";
+        if (b->configure && b->configure(&o->device, err, sizeof err) != 0) {
+            fprintf(stderr, "kbench run: %s: %s\n", b->name, err);
+            return -1;
+        }
+    }
+    if (o->device.tuning) {
+        /* a tuning no selected backend has must not pass unnoticed */
+        bool taken = false;
+        for (int i = 0; i < o->nbackends; i++)
+            taken |= o->backends[i]->configure != NULL &&
+                     strcmp(o->backends[i]->kind, "hand") == 0;
+        if (!taken) {
+            fprintf(stderr, "kbench run: --tuning %s: none of the selected "
+                    "backends has named tunings (the hand-written GPU "
+                    "backends do: kbench list backends)\n", o->device.tuning);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Print what a backend's describe() flags as a "warning" (for example
  * OpenBLAS running kernels narrower than the CPU), once, before any
  * figure is measured.  The run record keeps the same facts. */
 static void warn_backends(const kb_run_opts *o)
 {
+    /* Backends sharing a device share its warning ("no CUDA device"):
+     * said once, naming them all. */
+    char said[KB_RUN_MAX_BACKENDS][224];
+    int nsaid = 0;
     for (int i = 0; i < o->nbackends; i++) {
         kb_info info = {0};
         o->backends[i]->describe(&info);
-        for (int k = 0; k < info.n; k++)
-            if (strcmp(info.kv[k].key, "warning") == 0)
-                fprintf(stderr, "kbench: warning: %s: %s\n",
-                        o->backends[i]->name, info.kv[k].value);
+        for (int k = 0; k < info.n; k++) {
+            const char *w = info.kv[k].value;
+            if (strcmp(info.kv[k].key, "warning") != 0)
+                continue;
+            bool dup = false;
+            for (int s = 0; s < nsaid && !dup; s++)
+                dup = strcmp(said[s], w) == 0;
+            if (dup || nsaid == KB_RUN_MAX_BACKENDS)
+                continue;
+            snprintf(said[nsaid++], sizeof said[0], "%s", w);
+            char names[512] = "";
+            for (int j = i; j < o->nbackends; j++) {
+                kb_info other = {0};
+                o->backends[j]->describe(&other);
+                for (int m = 0; m < other.n; m++)
+                    if (strcmp(other.kv[m].key, "warning") == 0 &&
+                        strcmp(other.kv[m].value, w) == 0) {
+                        size_t n = strlen(names);
+                        snprintf(names + n, sizeof names - n, "%s%s",
+                                 n ? ", " : "", o->backends[j]->name);
+                        break;
+                    }
+            }
+            fprintf(stderr, "kbench: warning: %s: %s\n", names, w);
+        }
     }
 }
 

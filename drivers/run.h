@@ -24,6 +24,8 @@ typedef struct {
     int nbackends;
 
     int threads;               /* 0: OpenMP's default */
+    kb_backend_config device;  /* --device, --tuning, --launches,
+                                  --flush-l2: every backend's configure() */
     int64_t reps;              /* timed repetitions, at least */
     double min_time;           /* seconds of timed running, at least */
     int64_t max_reps;          /* timed samples, at most (0: no cap) */
@@ -50,7 +52,7 @@ typedef struct {
 } kb_run_opts;
 
 /* Defaults: reps 5, min_time 0.2 s, max_reps 10000, warmup 1, seed 42,
- * nothing selected. */
+ * device 0, one launch per sample, the L2 flushed, nothing selected. */
 void kb_run_opts_init(kb_run_opts *o);
 void kb_run_opts_free(kb_run_opts *o);
 
@@ -63,6 +65,10 @@ int kb_run_add(kb_run_opts *o, const kb_problem_list *l, const char *model);
  * Called before the memory check, since workspaces sized per thread
  * (extra_bytes) depend on it, and so before kb_run_execute.  Can't fail. */
 void kb_run_apply_threads(const kb_run_opts *o);
+
+/* Hand o->device to every selected backend that takes device settings.
+ * Returns 0, or -1 after printing the backend and what it refused. */
+int kb_run_configure_backends(const kb_run_opts *o);
 
 /* Run every problem on every backend of o (threads already applied),
  * writing records as they finish.  Returns the exit code (commands.h):

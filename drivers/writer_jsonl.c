@@ -156,6 +156,17 @@ static void add_roofline(cJSON *o, const kb_case_record *r)
     cJSON_AddStringToObject(roof, "note", r->roof_note);
 }
 
+/* "plan": the backend's facts of this case's plan (tuning, algorithm,
+ * math mode, timing method), when it gives any. */
+static void add_plan(cJSON *o, const kb_info *info)
+{
+    if (info->n == 0)
+        return;
+    cJSON *plan = cJSON_AddObjectToObject(o, "plan");
+    for (int i = 0; plan && i < info->n; i++)
+        cJSON_AddStringToObject(plan, info->kv[i].key, info->kv[i].value);
+}
+
 static int jsonl_case(kb_writer *w, const kb_case_record *r)
 {
     const kb_problem *p = r->problem;
@@ -186,6 +197,7 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     add_number(o, "llc_bytes", r->llc_bytes > 0 ? r->llc_bytes : NAN);
     add_number(o, "ai", r->bytes > 0 ? r->flops / r->bytes : NAN);
     cJSON_AddNumberToObject(o, "workspace_bytes", (double)r->workspace_bytes);
+    add_plan(o, &r->plan_info);
     if (kb_status_ran(r->status) && r->nsamples > 0) {
         add_timing(o, r);
         add_roofline(o, r);
