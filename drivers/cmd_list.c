@@ -74,13 +74,18 @@ static int list_backends(void)
 {
     for (int i = 0; i < kb_backend_count(); i++) {
         const kb_backend *b = kb_backend_at(i);
-        printf("%-10s kind=%s device=%s\n", b->name, b->kind, b->device);
-        if (b->describe) {
-            kb_info info = {0};
+        kb_info info = {0};
+        if (b->describe)
             b->describe(&info);
-            for (int j = 0; j < info.n; j++)
-                printf("    %-20s %s\n", info.kv[j].key, info.kv[j].value);
-        }
+        /* a GPU backend without its device says so on its first line */
+        bool none = false;
+        for (int j = 0; j < info.n; j++)
+            none |= strcmp(info.kv[j].key, "device") == 0 &&
+                    strcmp(info.kv[j].value, "none") == 0;
+        printf("%-10s kind=%s device=%s%s\n", b->name, b->kind, b->device,
+               none ? " (no device)" : "");
+        for (int j = 0; j < info.n; j++)
+            printf("    %-20s %s\n", info.kv[j].key, info.kv[j].value);
     }
     return KB_EXIT_OK;
 }
