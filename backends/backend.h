@@ -14,6 +14,10 @@
 #include "kernels/problem.h"
 #include "kernels/tensors.h"
 
+#ifdef __cplusplus   /* the GPU kernels (.cu) include it */
+extern "C" {
+#endif
+
 /* Key/value facts for describe(): library versions, ISA, device, ...
  * (a GPU's identity alone is a dozen), and for plan_info(). */
 #define KB_INFO_MAX 40
@@ -121,5 +125,9 @@ const kb_backend *kb_backend_find(const char *name);   /* NULL if none */
 /* Add a backend at run time (tests register deliberately wrong ones).
  * Returns 0, or -1 when the table is full or the name is taken. */
 int kb_backend_register(const kb_backend *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

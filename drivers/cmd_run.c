@@ -45,6 +45,7 @@ enum {
     OPT_MIN_TIME, OPT_MAX_REPS, OPT_WARMUP, OPT_SEED, OPT_CHECK_POINTS, OPT_JSON,
     OPT_CSV, OPT_RESULT_LINES, OPT_DUMP, OPT_QUIET, OPT_PEAKS, OPT_ROOF_LEVEL,
     OPT_TRAINING, OPT_DEVICE, OPT_TUNING, OPT_LAUNCHES, OPT_FLUSH_L2,
+    OPT_FILL,
 };
 
 static const struct option long_opts[] = {
@@ -65,6 +66,7 @@ static const struct option long_opts[] = {
     {"max-reps", required_argument, NULL, OPT_MAX_REPS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"fill", required_argument, NULL, OPT_FILL},
     {"check-points", required_argument, NULL, OPT_CHECK_POINTS},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
@@ -118,6 +120,10 @@ static void usage(FILE *out)
         "                       --reps)\n"
         "  --warmup N           untimed runs first (default 1)\n"
         "  --seed S             data and sampling seed (default 42)\n"
+        "  --fill integer|fine  validation data: small integers (default), or\n"
+        "                       fine: f32 strict conv and GEMM get fractional\n"
+        "                       bits that TF32 or bf16 inputs round away\n"
+        "                       (other problems keep the integers)\n"
         "  --check-points N     output points per tensor when validation is\n"
         "                       sampled (large problems)\n"
         "\nGPU backends (cuda, hip, cublas, cudnn, rocblas, miopen):\n"
@@ -385,6 +391,13 @@ static int take_option(cmdline *cl, int c, const char *arg)
     case OPT_MAX_REPS:
         return parse_int("--max-reps", arg, 0, INT64_MAX, &o->max_reps);
     case OPT_SEED: return parse_seed(arg, &o->seed);
+    case OPT_FILL:
+        if (kb_fill_mode_parse(arg, &o->fill) != 0) {
+            fprintf(stderr, "kbench run: --fill '%s': expected integer or "
+                            "fine\n", arg);
+            return -1;
+        }
+        break;
     case OPT_JSON: o->json_path = arg; break;
     case OPT_CSV: o->csv_path = arg; break;
     case OPT_DUMP: o->dump_dir = arg; break;

@@ -143,5 +143,6 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
 #endif
     kb_utc_date(p->date, sizeof p->date);
     p->seed = seed;
+    p->fill = "integer";   /* kbench run sets --fill's */
     command_line(p->command_line, sizeof p->command_line, argc, argv);
 }

@@ -89,6 +89,7 @@ typedef struct {
     char kbench_version[32];
     char date[40];                   /* ISO 8601 UTC, start of run */
     uint64_t seed;
+    const char *fill;                /* --fill: "integer" or "fine" */
     /* the measurement rule every case of the run followed */
     int64_t warmup, reps, max_reps;
     double min_time;

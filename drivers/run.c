@@ -30,6 +30,9 @@ typedef struct {
     bool output_failed;        /* a writer or the dump failed: stop, exit 3 */
     bool progress;             /* stderr is a terminal */
     int64_t seq, total;
+    /* per o->backends[i], with --peaks: its describe()'s "device_uuid"
+     * ("" for none), asked once, for the roofline's choice of GPU */
+    char device_id[KB_RUN_MAX_BACKENDS][48];
 } run_state;
 
 /* ---- options ---- */
@@ -338,7 +341,7 @@ static int time_and_check_last(case_ctx *c, kb_case_record *r,
     return 0;
 }
 
-/* The case on one plan, prepared once: fill the VALIDATION data, keep
+/* The case on one plan, prepared once: fill the validation data, keep
  * the inputs, poison the outputs, prepare, check the first run, then
  * warm up, time, and check the last timed repetition.  Sets r PASSED,
  * FAILED or ERROR.  Returns 0, 1 when interrupted, or -1 when the dump
@@ -348,7 +351,7 @@ static int measure_case(run_state *rs, const kb_problem *p,
                         kb_case_record *r, kb_samples *s)
 {
     kb_tensors inputs;
-    kb_fill_inputs(p, t, KB_FILL_VALIDATION, rs->o->seed);
+    kb_fill_inputs(p, t, rs->o->fill, rs->o->seed);
     if (snapshot_inputs(p, t, &inputs) != 0) {
         set_error(r, "validation", "out of memory copying input tensors");
         return 0;
@@ -405,10 +408,20 @@ static void set_mistrusted(const kb_placement *pl, kb_case_record *r)
              "or data served from a faster level", pl->pct, roof);
 }
 
-/* Place a timed case on the roofline of the --peaks ceilings, or say in
- * roof_note why it is not placed. */
+/* The cached device uuid of backend b ("" when it has none). */
+static const char *device_id(const run_state *rs, const kb_backend *b)
+{
+    for (int i = 0; i < rs->o->nbackends; i++)
+        if (rs->o->backends[i] == b)
+            return rs->device_id[i];
+    return "";
+}
+
+/* Place a timed case on the roofline of the --peaks ceilings (a GPU case
+ * under the ceilings of its own GPU, by uuid), or say in roof_note why it
+ * is not placed. */
 static void set_roofline(const kb_run_opts *o, const kb_backend *b,
-                         kb_case_record *r)
+                         const char *device_id, kb_case_record *r)
 {
     if (!o->ceilings) {
         snprintf(r->roof_note, sizeof r->roof_note,
@@ -424,6 +437,7 @@ static void set_roofline(const kb_run_opts *o, const kb_backend *b,
         .flops = r->flops,
         .bytes = r->bytes,
         .gflops = r->gflops,
+        .device_id = device_id,
     };
     r->roof_placed = kb_roofline_place(o->ceilings, &q, &r->roof, r->roof_note,
                                        sizeof r->roof_note) == 0;
@@ -487,7 +501,7 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
     if (!rs->output_failed && rc != 1 && !kb_signal_caught()) {
         set_timing(rs->o, &s, &r);
         if (r.nsamples > 0)
-            set_roofline(rs->o, b, &r);
+            set_roofline(rs->o, b, device_id(rs, b), &r);
         count_status(&rs->summary, r.status);
         write_record(rs, &r);
     }
@@ -571,6 +585,22 @@ static void warn_backends(const kb_run_opts *o)
     }
 }
 
+/* Fill rs->device_id from each backend's describe(), once a run (it
+ * queries the device), when there are ceilings to place cases under. */
+static void cache_device_ids(run_state *rs)
+{
+    for (int i = 0; rs->o->ceilings && i < rs->o->nbackends; i++) {
+        kb_info info = {0};
+        if (rs->o->backends[i]->describe)
+            rs->o->backends[i]->describe(&info);
+        for (int k = 0; k < info.n; k++)
+            if (strcmp(info.kv[k].key, "device_uuid") == 0)
+                /* "GPU-" and 36 characters; the field of kb_device */
+                snprintf(rs->device_id[i], sizeof rs->device_id[i], "%.47s",
+                         info.kv[k].value);
+    }
+}
+
 /* begin() on every writer.  Returns 0, or -1 when one failed. */
 static int begin_writers(run_state *rs)
 {
@@ -581,6 +611,7 @@ static int begin_writers(run_state *rs)
     prov.reps = rs->o->reps;
     prov.min_time = rs->o->min_time;
     prov.max_reps = rs->o->max_reps;
+    prov.fill = kb_fill_mode_name(rs->o->fill);
     for (int i = 0; i < rs->nwriters; i++)
         if (rs->writers[i]->begin(rs->writers[i], &prov) != 0)
             return -1;
@@ -652,6 +683,7 @@ int kb_run_execute(const kb_run_opts *o)
                         "an interrupt will lose the summary\n",
                 strerror(errno));
     warn_backends(o);
+    cache_device_ids(&rs);
     if (begin_writers(&rs) != 0)
         rs.output_failed = true;
     else

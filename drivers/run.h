@@ -7,6 +7,7 @@
 #include "backends/backend.h"
 #include "kernels/batch.h"
 #include "drivers/peaks/ceilings.h"
+#include "reference/reference.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@ typedef struct {
     int64_t max_reps;          /* timed samples, at most (0: no cap) */
     int64_t warmup;            /* untimed runs before timing */
     uint64_t seed;
+    kb_fill_mode fill;         /* --fill: VALIDATION (integer) or FINE */
     int64_t check_points;      /* sampled-validation points, 0: default */
 
     const char *json_path;     /* NULL: none */
@@ -52,7 +54,8 @@ typedef struct {
 } kb_run_opts;
 
 /* Defaults: reps 5, min_time 0.2 s, max_reps 10000, warmup 1, seed 42,
- * device 0, one launch per sample, the L2 flushed, nothing selected. */
+ * the integer fill, device 0, one launch per sample, the L2 flushed,
+ * nothing selected. */
 void kb_run_opts_init(kb_run_opts *o);
 void kb_run_opts_free(kb_run_opts *o);
 

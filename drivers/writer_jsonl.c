@@ -52,13 +52,16 @@ static cJSON *backends_object(void)
         if (!o)
             continue;
         cJSON_AddStringToObject(o, "kind", b->kind);
-        cJSON_AddStringToObject(o, "device", b->device);
-        if (!b->describe)
-            continue;
+        cJSON_AddStringToObject(o, "device_kind", b->device);
         kb_info info = {0};
-        b->describe(&info);
+        if (b->describe)
+            b->describe(&info);
         for (int j = 0; j < info.n; j++)
             cJSON_AddStringToObject(o, info.kv[j].key, info.kv[j].value);
+        /* a GPU backend's describe() names its device ("0: NVIDIA H200"):
+         * one "device" key, never two */
+        if (!cJSON_GetObjectItemCaseSensitive(o, "device"))
+            cJSON_AddStringToObject(o, "device", b->device);
     }
     return all;
 }
@@ -84,6 +87,7 @@ static int jsonl_begin(kb_writer *w, const kb_provenance *p)
     cJSON_AddStringToObject(o, "build_flags", p->build_flags);
     cJSON_AddStringToObject(o, "libraries", p->libraries);
     cJSON_AddNumberToObject(o, "seed", (double)p->seed);
+    cJSON_AddStringToObject(o, "fill", p->fill);
     cJSON_AddNumberToObject(o, "warmup", (double)p->warmup);
     cJSON_AddNumberToObject(o, "reps", (double)p->reps);
     cJSON_AddNumberToObject(o, "min_time_s", p->min_time);

@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus   /* the GPU kernels (.cu) include it */
+extern "C" {
+#endif
+
 typedef enum { KB_CONV, KB_GEMM, KB_BNORM } kb_kind;
 #define KB_KIND_COUNT 3
 
@@ -207,5 +211,9 @@ bool kb_conv_is_pointwise(const kb_conv_desc *c);
  * dot product, BWD_W's sum over images and positions, bnorm's over N and
  * spatial); the tolerance model scales with it. */
 int64_t kb_problem_accumulation_length(const kb_problem *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 
 #include "problem.h"
 
+#ifdef __cplusplus   /* the GPU kernels (.cu) include it */
+extern "C" {
+#endif
+
 /* Roles, with benchdnn's names.  For GEMM, SRC is A, WEI is B and DST is
  * C (read when beta != 0).  MEAN and VAR are inputs for bnorm inference
  * and the backward passes and outputs for forward training.  The DIFF_
@@ -70,5 +74,9 @@ void kb_tensors_free(kb_tensors *t);
  * inf. */
 double kb_load(kb_dtype dt, const void *base, int64_t off);
 void kb_store(kb_dtype dt, void *base, int64_t off, double v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,5 +1,5 @@
-/* fill.c - deterministic input data (validation and random modes) and the
- * NaN poison for outputs.
+/* fill.c - deterministic input data (validation, fine and random modes)
+ * and the NaN poison for outputs.
  *
  * Every tensor is cut into fixed chunks of FILL_CHUNK consecutive logical
  * elements; each chunk has its own generator seeded from (seed, tensor
@@ -7,6 +7,7 @@
  * a value (benchdnn's idea), and since chunks follow the logical order,
  * NCHW and NHWC problems get the same logical data. */
 #include <math.h>
+#include <string.h>
 
 #include "kernels/random.h"
 #include "reference/ref_internal.h"
@@ -81,6 +82,85 @@ static double draw_validation(kb_arg a, uint64_t *st)
     return draw_int(st, -8, 8);   /* bias, GEMM's initial C */
 }
 
+/* FINE values: the VALIDATION ones, plus on one operand of every
+ * product (src, or diff_dst where src is BWD_D's output) a fraction f =
+ * +-(2j + 1) 2^-s, 0 <= j < 2^(s-2), so |f| < 1/2 with its bit 2^-s set:
+ * |fine| < 4.5, the other operand an integer of at most 2.
+ * Reduced precision fails.  TF32 keeps 11 significant bits, so it rounds
+ * away the bit 2^-s of every value of magnitude at least 2^(11-s) (s =
+ * 12: 1/2, most values; s = 9: 4, one in nine), bf16 (8 bits) of every
+ * one of at least 2^(8-s): a kernel that multiplies in either is off by
+ * many ulps of the result.
+ * f32 stays exact.  Every product is a multiple of 2^-s below 9, every
+ * partial sum, in any order, one below 9 L (L the accumulation length);
+ * with the epilogue (bias or beta C, at most 8 in size; alpha) the
+ * result is at most E = |alpha| 9 L + |beta| 8 (conv: 9 L + 8), a
+ * multiple of q = 2^-s times alpha's and beta's common quantum.  All are
+ * exact in f32 (24 bits) when 9 L < 2^(24-s) and E < 2^24 q, so a correct
+ * f32 kernel matches the reference bit for bit, as on the VALIDATION
+ * data.  s is the largest up to 12 for which that holds (s = 12 up to L
+ * of about 450, s = 9 up to about 3600).
+ * Below 9 (longer sums) a problem keeps the VALIDATION values, as do the
+ * types and --fpmath modes that allow rounded inputs or in which the
+ * fractions are not exact (bf16, f16; f64 needs no such check), and
+ * bnorm, which has no products to round. */
+#define FINE_MAX_BITS 12
+#define FINE_MIN_BITS 9
+
+int kb_fill_fine_bits(const kb_problem *p)
+{
+    if (p->kind == KB_BNORM || !kb_dts_all(&p->dt, KB_F32) ||
+        p->fpmath != KB_FPMATH_STRICT)
+        return 0;
+    const double len = (double)kb_problem_accumulation_length(p);
+    double e = 9.0 * len + 8.0, quantum = 1.0;
+    if (p->kind == KB_GEMM) {
+        e = fabs(p->gemm.alpha) * 9.0 * len + fabs(p->gemm.beta) * 8.0;
+        quantum = kb_ref_dyadic_quantum(p->gemm.alpha, p->gemm.beta);
+    }
+    for (int s = FINE_MAX_BITS; s >= FINE_MIN_BITS && quantum > 0; s--)
+        if (9.0 * len < ldexp(1.0, 24 - s) && e < ldexp(quantum, 24 - s))
+            return s;
+    return 0;
+}
+
+/* The operand that carries the fractions: one of every product's two. */
+static kb_arg fine_operand(const kb_problem *p)
+{
+    return p->kind == KB_CONV && p->dir == KB_BWD_D ? KB_ARG_DIFF_DST
+                                                    : KB_ARG_SRC;
+}
+
+static double draw_fraction(uint64_t *st, int bits)
+{
+    uint64_t h = kb_splitmix64(st);
+    double f = ldexp((double)(2 * (h % (UINT64_C(1) << (bits - 2))) + 1),
+                     -bits);
+    return (h >> 63) ? -f : f;
+}
+
+const char *kb_fill_mode_name(kb_fill_mode m)
+{
+    switch (m) {
+    case KB_FILL_VALIDATION: return "integer";
+    case KB_FILL_FINE: return "fine";
+    case KB_FILL_RANDOM: return "random";
+    }
+    return "?";
+}
+
+/* Only the validation fills: RANDOM data fail the exact comparison. */
+int kb_fill_mode_parse(const char *s, kb_fill_mode *out)
+{
+    if (strcmp(s, "integer") == 0)
+        *out = KB_FILL_VALIDATION;
+    else if (strcmp(s, "fine") == 0)
+        *out = KB_FILL_FINE;
+    else
+        return -1;
+    return 0;
+}
+
 /* RANDOM values: uniform in [-1, 1], variances in [0.5, 1.5]. */
 static double draw_random(kb_arg a, uint64_t *st)
 {
@@ -137,6 +217,9 @@ static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
      * saved: the mean is the channel's own. */
     const bool saved_mean = p->kind == KB_BNORM && a == KB_ARG_MEAN &&
                             kb_dir_is_backward(p->dir);
+    const int fine_bits = mode == KB_FILL_FINE && a == fine_operand(p)
+                              ? kb_fill_fine_bits(p)
+                              : 0;
 
 #pragma omp parallel for schedule(static)
     for (int64_t ch = 0; ch < nchunks; ch++) {
@@ -152,6 +235,8 @@ static void fill_tensor(const kb_problem *p, const kb_arg_info *info,
                        : balanced   ? bnorm_balanced_src(info, idx, seed)
                        : saved_mean ? bnorm_balanced_mean(idx[0], seed)
                                     : draw_validation(a, &st);
+            if (fine_bits)
+                v += draw_fraction(&st, fine_bits);
             kb_store(info->dt, base, kb_arg_offset(p, a, idx), v);
             kb_ref_next_index(info, idx);
         }

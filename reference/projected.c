@@ -122,9 +122,8 @@ static double integer_max(const kb_ref_ctx *ctx, kb_arg a)
     return fraction ? -1.0 : mx;
 }
 
-/* Smallest q = 2^-s (s <= 64) of which a and b are integer multiples
- * (ldexp scales exactly), or 0 when there is none. */
-static double dyadic_quantum(double a, double b)
+/* ldexp scales exactly. */
+double kb_ref_dyadic_quantum(double a, double b)
 {
     for (int s = 0; s <= 64; s++) {
         double as = ldexp(a, s), bs = ldexp(b, s);
@@ -167,7 +166,7 @@ static int gemm_init(const kb_ref_ctx *ctx, double tol, uint64_t seed,
     const double ma = integer_max(ctx, KB_ARG_SRC);
     const double mb = integer_max(ctx, KB_ARG_WEI);
     const double mc = has_c ? integer_max(ctx, KB_ARG_DST) : 0.0;
-    const double q = dyadic_quantum(g->alpha, g->beta);
+    const double q = kb_ref_dyadic_quantum(g->alpha, g->beta);
     if (ma < 0 || mb < 0 || mc < 0 || q == 0.0)
         return 1;
     pj->quantum = q;

@@ -139,6 +139,11 @@ void kb_ref_write_all(const kb_ref_ctx *ctx, kb_arg a, kb_tensors *out);
  * Each group is checked by exact weighted sums (see projected.c). */
 #define KB_PROJ_MAX_WEIGHTINGS 2
 
+/* Smallest q = 2^-s (s <= 64) of which a and b are integer multiples, or
+ * 0 when there is none (GEMM's alpha and beta: projected.c, and the FINE
+ * fill's bound in fill.c).  Cannot fail. */
+double kb_ref_dyadic_quantum(double a, double b);
+
 typedef struct {
     int nw;                    /* independent weightings */
     double quantum;            /* every exact dst value is a multiple of it */

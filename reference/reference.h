@@ -13,13 +13,29 @@
  *   needs them), exact in bf16 and f16 too, so fp32 results are exact
  *   whenever the accumulation length allows (fill.c states when); bnorm
  *   variances are positive.
+ * FINE (`kbench run --fill fine`): VALIDATION, except that in an f32
+ *   conv or GEMM with --fpmath strict one operand of every product
+ *   carries fractional bits that TF32 and bf16 inputs round away, while
+ *   every f32 product and partial sum stays exact (kb_fill_fine_bits);
+ *   other problems get the VALIDATION values.
  * RANDOM: uniform values for timing runs.
- * Both depend only on (seed, problem, tensor, element), never on the
+ * All depend only on (seed, problem, tensor, element), never on the
  * number of threads. */
-typedef enum { KB_FILL_VALIDATION, KB_FILL_RANDOM } kb_fill_mode;
+typedef enum { KB_FILL_VALIDATION, KB_FILL_RANDOM, KB_FILL_FINE } kb_fill_mode;
 
 void kb_fill_inputs(const kb_problem *p, kb_tensors *t, kb_fill_mode mode,
                     uint64_t seed);
+
+/* The fractional bits s (9 to 12) the FINE fill gives p's fine operand
+ * (multiples of 2^-s), or 0 when p gets the VALIDATION values: not f32
+ * strict conv or GEMM, or sums too long to stay exact (fill.c).  Cannot
+ * fail. */
+int kb_fill_fine_bits(const kb_problem *p);
+
+/* "integer", "fine" or "random"; and the inverse for --fill (0, or -1
+ * for another name). */
+const char *kb_fill_mode_name(kb_fill_mode m);
+int kb_fill_mode_parse(const char *s, kb_fill_mode *out);
 
 /* Set every element of every output tensor to NaN, so an element the
  * kernel never writes fails validation. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# setup-debian.sh - install what kbench needs to build and test on Debian
-# (12 or later) or Ubuntu.  Idempotent: apt-get skips what is installed.
-# Runs as root, or through sudo when it is available.
+# setup-debian.sh [PACKAGE...] - install what kbench needs to build and
+# test on Debian (12 or later) or Ubuntu, and the optional PACKAGEs given
+# (.ci/run: hipcc libamdhip64-dev, for the HIP backends).  Idempotent:
+# nothing is fetched when all are installed.  Runs as root, or through
+# sudo when it is available.
 set -euo pipefail
 
 # Required: toolchain, cJSON.  Vendor backends: OpenBLAS, oneDNN (CMake
@@ -16,7 +18,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config git libcjson-dev python3 python3-scipy
           python3-numpy python3-h5py
           libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev libxml2-dev
-          zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev libyaml-dev)
+          zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev libyaml-dev
+          "$@")
 
 if [ "$(id -u)" -eq 0 ]; then
     as_root=()

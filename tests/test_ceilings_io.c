@@ -1,5 +1,6 @@
 /* test_ceilings_io.c - the ceilings file round-trips (with the clock and
- * FLOP/cycle of each compute ceiling and the CPU identity), schema 1 files
+ * FLOP/cycle of each compute ceiling, the CPU identity and a GPU entry's
+ * identity), schema 1 files
  * still load, and bad or missing files give an error naming the file and
  * the problem. */
 #include "drivers/peaks/ceilings.h"
@@ -63,9 +64,24 @@ int main(void)
     d->nsweep = 2;
     d->sweep[0] = (kb_sweep_point){4096, 900};
     d->sweep[1] = (kb_sweep_point){8192, 880.5};
-    /* the GPU hook: a second device entry of another kind */
-    snprintf(a->devices[1].kind, sizeof a->devices[1].kind, "cuda");
-    kb_device_add_ceiling(&a->devices[1], KB_CEIL_COMPUTE, "fma-cuda", "fp32", 60000, 67000);
+    /* a GPU entry (kbench peaks' GPU half) with its identity */
+    kb_device *g = &a->devices[1];
+    snprintf(g->kind, sizeof g->kind, "cuda");
+    snprintf(g->model, sizeof g->model, "NVIDIA H200");
+    g->have_gpu = true;
+    g->index = 3, g->sm_count = 132, g->ecc = 1;
+    snprintf(g->uuid, sizeof g->uuid, "GPU-01234567-89ab-cdef-0123-456789abcdef");
+    snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "0000:17:00.0");
+    snprintf(g->arch, sizeof g->arch, "sm_90");
+    snprintf(g->driver, sizeof g->driver, "13.0");
+    g->clock_ghz = 1.98, g->memory_bytes = 150323855360.0, g->cache_bytes[1] = 62914560;
+    kb_ceiling *gf = kb_device_add_ceiling(g, KB_CEIL_COMPUTE, "gpu-fma-fp32", "fp32", 60000,
+                                           66908.16);
+    gf->cores_used = 132, gf->clock_ghz = 1.98, gf->peak_flop_per_cycle_core = 256;
+    kb_ceiling *gm = kb_device_add_ceiling(g, KB_CEIL_MEMORY, "gpu-stream-triad", "DRAM",
+                                           4100.5, 4800);
+    gm->stream_rule = true;
+    snprintf(gm->note, sizeof gm->note, "4916 GB/s from the device; 4800 GB/s datasheet");
 
     CHECK(kb_ceilings_save(a, path, err, sizeof err) == 0);
     CHECK(kb_ceilings_load(path, b, err, sizeof err) == 0);
@@ -101,8 +117,41 @@ int main(void)
         CHECK(f && f->peak_flop_per_cycle_core == 16 && f->cores_used == 4 && !f->note[0]);
         CHECK_STR(f ? f->unit : NULL, "GFLOP/s");
     }
-    CHECK(kb_ceilings_device(b, "cuda") != NULL);
+    CHECK(e && !e->have_gpu);
+    const kb_device *h = kb_ceilings_device(b, "cuda");
+    CHECK(h != NULL);
+    if (h) {
+        CHECK(h->have_gpu && h->index == 3 && h->sm_count == 132 && h->ecc == 1);
+        CHECK_STR(h->model, "NVIDIA H200");
+        CHECK_STR(h->uuid, g->uuid);
+        CHECK_STR(h->pci_bus_id, "0000:17:00.0");
+        CHECK_STR(h->arch, "sm_90");
+        CHECK_STR(h->driver, "13.0");
+        CHECK(h->clock_ghz == 1.98 && h->memory_bytes == 150323855360.0);
+        CHECK(h->cache_bytes[1] == 62914560 && h->cache_bytes[2] == 0);
+        CHECK(!h->have_cpu_id && h->nceilings == 2);
+        const kb_ceiling *f = kb_device_best(h, KB_CEIL_COMPUTE, "fp32");
+        CHECK(f && f->theoretical == 66908.16 && f->cores_used == 132);
+        const kb_ceiling *m = kb_device_best(h, KB_CEIL_MEMORY, "DRAM");
+        CHECK(m && m->stream_rule && m->theoretical == 4800);
+        CHECK_STR(m ? m->note : NULL, gm->note);
+    }
     CHECK(kb_ceilings_device(b, "hip") == NULL);
+    /* ECC unknown is null and reads back as -1; a GPU entry's fields are
+     * optional, a bad one is named */
+    g->ecc = -1;
+    CHECK(kb_ceilings_save(a, path, err, sizeof err) == 0);
+    CHECK(kb_ceilings_load(path, b, err, sizeof err) == 0);
+    CHECK(b->devices[1].have_gpu && b->devices[1].ecc == -1);
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/2\",\"devices\":[{\"kind\":\"hip\","
+                    "\"index\":0,\"ceilings\":[]}]}", b, err) == 0);
+    CHECK(b->devices[0].have_gpu && b->devices[0].ecc == -1 && !b->devices[0].arch[0]);
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/2\",\"devices\":[{\"kind\":\"cuda\","
+                    "\"index\":0,\"ecc\":\"on\",\"ceilings\":[]}]}", b, err) == -1);
+    CHECK(strstr(err, "devices[0]") && strstr(err, "ecc"));
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/2\",\"devices\":[{\"kind\":\"cuda\","
+                    "\"index\":0,\"sm_count\":\"132\",\"ceilings\":[]}]}", b, err) == -1);
+    CHECK(strstr(err, "sm_count") != NULL);
 
     /* bad files: each error names what is wrong */
     char missing[80];

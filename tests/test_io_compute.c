@@ -1,11 +1,14 @@
 /* test_io_compute.c - `kbench io run --compute backend:NAME`: decoded
  * samples land in the first layer's input at the right logical positions
  * in NCHW and NHWC; a pipeline with the model as its consumer delivers
- * every sample once and reports the model; bad requests are refused. */
+ * every sample once and reports the model; bad requests are refused; a
+ * GPU backend without its device is refused with the runtime's reason,
+ * and with one copies every decoded batch to it. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
 
 #include "backends/backend.h"
+#include "backends/gpu/gpu_registry.h"
 #include "kernels/tensors.h"
 
 static const char *profiles = KB_IO_TEST_PROFILES;
@@ -149,6 +152,52 @@ static void test_refusals(const char *root)
     CHECK(strstr(err, "has no kbench model") != NULL);
 }
 
+/* --compute backend:cuda and :hip, in builds that have them, on the
+ * resnet50 dataset test_pipeline generated: no device, exit 2 with the
+ * runtime's "no CUDA device (...)"; a device, every decoded sample
+ * (32x32x3 bytes in the test profile) copied to it, in each epoch. */
+static void test_device(const char *root)
+{
+    static const char *const names[] = {"cuda", "hip"};
+    char dir[600], json[700], err[4096], why[256];
+    snprintf(dir, sizeof dir, "%s/resnet50", root);
+    for (int i = 0; i < 2; i++) {
+        const kb_gpu_runtime *rt = kb_gpu_runtime_find(names[i]);
+        char spec[32];
+        snprintf(spec, sizeof spec, "backend:%s", names[i]);
+        if (!kb_backend_find(names[i]) || !rt) {
+            printf("test_io_compute: no %s backend in this build\n", names[i]);
+            continue;
+        }
+        snprintf(json, sizeof json, "%s/%s.jsonl", root, names[i]);
+        int rc = io_test_cmd(err, sizeof err, "run", "--profiles", profiles,
+                             "--profile", "resnet50", "--dir", dir, "--epochs", "2",
+                             "--compute", spec, "--json", json, "--quiet", NULL);
+        if (rt->device_count(why, sizeof why) == 0) {
+            char want[300];
+            snprintf(want, sizeof want, "--compute backend:%s: %s", names[i], why);
+            CHECK(rc == 2);
+            CHECK(strstr(err, want) != NULL);
+            CHECK(strstr(why, "device (") != NULL);   /* "no CUDA device (...)" */
+            continue;
+        }
+        CHECK(rc == 0);
+        int n;
+        cJSON **recs = io_test_jsonl(json, &n);
+        CHECK(n == 2);
+        for (int k = 0; k < n; k++) {
+            const cJSON *b = cJSON_GetObjectItem(recs[k], "compute_h2d_bytes");
+            const cJSON *t = cJSON_GetObjectItem(recs[k], "compute_h2d_s");
+            const cJSON *got = cJSON_GetObjectItem(recs[k], "samples");
+            CHECK(cJSON_IsNumber(b) && cJSON_IsNumber(t) && cJSON_IsNumber(got));
+            if (cJSON_IsNumber(b) && cJSON_IsNumber(got))
+                CHECK(b->valuedouble == got->valuedouble * 32 * 32 * 3);
+            CHECK(cJSON_IsNumber(t) && t->valuedouble > 0);
+        }
+        io_test_jsonl_free(recs, n);
+    }
+}
+
 int main(void)
 {
     /* the tiny stand-in catalogs the test profiles name */
@@ -157,6 +206,7 @@ int main(void)
     char *root = io_test_mkdtemp();
     test_pipeline(root, "cosmoflow", 2);
     test_pipeline(root, "resnet50", 2);
+    test_device(root);
     test_refusals(root);
     io_test_rmtree(root);
     free(root);

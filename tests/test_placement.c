@@ -1,5 +1,6 @@
 /* test_placement.c - roofline arithmetic: AI, attainable, %, bound and the
- * above-the-roof flag; missing ceilings are errors, never invented. */
+ * above-the-roof flag; a GPU case under its own GPU's ceilings (by uuid);
+ * missing ceilings are errors, never invented. */
 #include "drivers/roofline/placement.h"
 #include "tests/check.h"
 
@@ -25,7 +26,7 @@ int main(void)
     machine(&c);
 
     /* memory bound: AI 2, DRAM best 25 GB/s -> 50 GFLOP/s attainable */
-    kb_roofline_case q = {NULL, "f32", NULL, 2e9, 1e9, 40};
+    kb_roofline_case q = {NULL, "f32", NULL, 2e9, 1e9, 40, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK_NEAR(p.ai, 2.0, 1e-12);
     CHECK_NEAR(p.bw_gbps, 25, 1e-12);
@@ -37,19 +38,20 @@ int main(void)
     CHECK(!p.above_roof);
 
     /* compute bound: AI 100 -> min(200, 2500) */
-    q = (kb_roofline_case){"cpu", "fp32", "DRAM", 1e11, 1e9, 150};
+    q = (kb_roofline_case){"cpu", "fp32", "DRAM", 1e11, 1e9, 150, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK_NEAR(p.attainable, 200, 1e-12);
     CHECK_NEAR(p.pct, 75, 1e-12);
     CHECK(p.bound == KB_BOUND_COMPUTE);
 
     /* precision picks its own peak; a level its own bandwidth */
-    q = (kb_roofline_case){NULL, "f64", "L2", 1e10, 1e9, 10};
+    q = (kb_roofline_case){NULL, "f64", "L2", 1e10, 1e9, 10, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK_NEAR(p.attainable, 100, 1e-12);   /* min(100, 10 x 400) */
 
     /* above the roof beyond the margin is flagged; within it is not */
-    q = (kb_roofline_case){NULL, "f32", NULL, 2e9, 1e9, 50 * (1 + KB_ROOF_MARGIN) * 1.01};
+    q = (kb_roofline_case){NULL, "f32", NULL, 2e9, 1e9,
+                           50 * (1 + KB_ROOF_MARGIN) * 1.01, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK(p.above_roof);
     q.gflops = 50 * (1 + KB_ROOF_MARGIN) * 0.99;
@@ -58,7 +60,7 @@ int main(void)
 
     /* what is missing is an error that says what: a precision without a
      * measured roof is not placed under another's */
-    q = (kb_roofline_case){NULL, "bf16", NULL, 1, 1, 1};
+    q = (kb_roofline_case){NULL, "bf16", NULL, 1, 1, 1, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
     CHECK(strstr(err, "no measured bf16 compute roof") != NULL);
     q.dtype = "bf16:bf16:f32";
@@ -66,21 +68,25 @@ int main(void)
     CHECK(strstr(err, "bf16") != NULL);
     /* SRC:WEI:DST: under the source's roof */
     kb_device_add_ceiling(&c.devices[0], KB_CEIL_COMPUTE, "amx-bf16", "bf16", 800, 0);
-    q = (kb_roofline_case){NULL, "bf16:bf16:f32", "DRAM", 1e12, 1e9, 10};
+    q = (kb_roofline_case){NULL, "bf16:bf16:f32", "DRAM", 1e12, 1e9, 10, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK_NEAR(p.peak_gflops, 800, 1e-12);
     CHECK_STR(kb_roofline_precision("f16:f16:f32"), "fp16");
     CHECK(kb_roofline_precision("f3") == NULL);
-    q = (kb_roofline_case){NULL, "f32", "L3", 1, 1, 1};
+    q = (kb_roofline_case){NULL, "f32", "L3", 1, 1, 1, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
     CHECK(strstr(err, "L3") != NULL);
-    q = (kb_roofline_case){"cuda", "f32", NULL, 1, 1, 1};
+    q = (kb_roofline_case){"cuda", "f32", NULL, 1, 1, 1, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
-    CHECK(strstr(err, "cuda") != NULL);
-    q = (kb_roofline_case){NULL, "int8", NULL, 1, 1, 1};
+    CHECK(strstr(err, "no ceilings for a cuda device") != NULL);
+    q.device_id = "GPU-0000";
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+    CHECK_STR(err, "no ceilings for cuda device GPU-0000: run kbench peaks "
+                   "on that machine");
+    q = (kb_roofline_case){NULL, "int8", NULL, 1, 1, 1, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
     CHECK(strstr(err, "int8") != NULL);
-    q = (kb_roofline_case){NULL, "f32", NULL, 1, 0, 1};
+    q = (kb_roofline_case){NULL, "f32", NULL, 1, 0, 1, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
 
     /* auto: the smallest cache holding the bytes that has a ceiling (L1
@@ -91,7 +97,7 @@ int main(void)
     CHECK_STR(kb_roofline_level(d, 1.5e6), "L2");
     CHECK_STR(kb_roofline_level(d, 16e6), "DRAM");   /* no L3 ceiling */
     CHECK_STR(kb_roofline_level(d, 100e6), "DRAM");
-    q = (kb_roofline_case){NULL, "f32", "auto", 2e6, 1e6, 40};
+    q = (kb_roofline_case){NULL, "f32", "auto", 2e6, 1e6, 40, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK_STR(p.memory->level, "L2");
     CHECK_NEAR(p.attainable, 200, 1e-12);   /* min(200, 2 x 400) */
@@ -105,6 +111,28 @@ int main(void)
     CHECK_STR(kb_roofline_level_name("L3"), "L3");
     CHECK(kb_roofline_level_name("L4") == NULL);
     CHECK(kb_roofline_level_name("dram") == NULL);
+
+    /* GPUs (made-up figures): a case goes under the GPU of its uuid,
+     * else the first of its kind; the CPU's ceilings never serve it */
+    const char *uuids[] = {"GPU-aaaa", "GPU-bbbb"};
+    for (int i = 0; i < 2; i++) {
+        kb_device *g = &c.devices[c.ndevices++];
+        memset(g, 0, sizeof *g);
+        snprintf(g->kind, sizeof g->kind, "cuda");
+        snprintf(g->uuid, sizeof g->uuid, "%s", uuids[i]);
+        kb_device_add_ceiling(g, KB_CEIL_COMPUTE, "fma-fp32", "fp32", 1000 * (i + 1), 0);
+        kb_device_add_ceiling(g, KB_CEIL_MEMORY, "stream-triad", "DRAM", 100, 0);
+    }
+    q = (kb_roofline_case){"cuda", "f32", "DRAM", 1e12, 1e9, 10, "GPU-bbbb"};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK(p.device == &c.devices[2]);
+    CHECK_NEAR(p.attainable, 2000, 1e-9);
+    q.device_id = "GPU-cccc";
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK(p.device == &c.devices[1]);
+    CHECK(kb_roofline_device(&c, "cuda", NULL) == &c.devices[1]);
+    CHECK(kb_roofline_device(&c, NULL, "GPU-bbbb") == &c.devices[0]);
+    CHECK(kb_roofline_device(&c, "hip", "GPU-bbbb") == NULL);
 
     CHECK_STR(kb_roofline_precision("F32"), "fp32");
     CHECK(kb_roofline_precision("u8") == NULL);

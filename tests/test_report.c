@@ -1,6 +1,8 @@
 /* test_report.c - `kbench report`: the SVG and HTML parse as XML/HTML and
  * hold one point per PASSED case (two files overlaid: both sets), the
- * above-roof case is flagged, and bad inputs give exit code 2. */
+ * above-roof case is flagged, a CPU case and a GPU case get a chart each
+ * under their own device's ceilings (a GPU without ceilings: not placed,
+ * with the reason), and bad inputs give exit code 2. */
 #include "drivers/commands.h"
 #include "drivers/peaks/ceilings.h"
 #include "drivers/roofline/report.h"
@@ -29,6 +31,25 @@ static const char *results_text =
     "{\"type\":\"case\",\"model\":\"cosmoflow\",\"layer\":\"c2\",\"kernel\":\"conv3d\","
     "\"backend\":\"onednn\",\"dtype\":\"f32\",\"status\":\"SKIPPED\",\"reason\":\"no 3D\"}\n"
     "{\"type\":\"summary\",\"passed\":3}\n";
+
+/* SYNTHETIC: one omp case and one cuda case on a made-up GPU (uuid
+ * GPU-5e5e...; describe()'s "device" is its name).  Under the GPU's
+ * made-up ceilings (fp32 50000 GFLOP/s, DRAM 3000 GB/s) the cuda case,
+ * AI 1000, has 50000 attainable and makes 60 %; under the CPU's (200
+ * GFLOP/s) it would be far above its roof. */
+#define SYNTH_UUID "GPU-5e5e5e5e-0000-0000-0000-000000000001"
+static const char *gpu_results_fmt =
+    "{\"type\":\"run\",\"host\":\"h2\",\"git_commit\":\"fedcba9876543210\","
+    "\"cpu_model\":\"Synthetic CPU\",\"backends\":{"
+    "\"omp\":{\"kind\":\"hand\",\"device_kind\":\"cpu\",\"device\":\"cpu\"},"
+    "\"cuda\":{\"kind\":\"hand\",\"device_kind\":\"cuda\",\"device\":\"0: Synthetic GPU\","
+    "\"device_uuid\":\"%s\"}}}\n"
+    "{\"type\":\"case\",\"model\":\"resnet50\",\"layer\":\"conv1\",\"kernel\":\"conv2d\","
+    "\"backend\":\"omp\",\"dtype\":\"f32\",\"flops\":2e9,\"bytes\":1e7,\"gflops\":100,"
+    "\"status\":\"PASSED\"}\n"
+    "{\"type\":\"case\",\"model\":\"resnet50\",\"layer\":\"fc1000\",\"kernel\":\"gemm\","
+    "\"backend\":\"cuda\",\"dtype\":\"f32\",\"flops\":1e12,\"bytes\":1e9,\"gflops\":30000,"
+    "\"status\":\"PASSED\"}\n";
 
 static void put(const char *name, const char *text)
 {
@@ -75,6 +96,114 @@ static int count(xmlDocPtr doc, const char *xpath, const char *svg_ns)
 
 static const char *SVG = "http://www.w3.org/2000/svg";
 
+/* Points in the SVG file out/name; -1 when it does not parse. */
+static int svg_points(const char *out, const char *name)
+{
+    char p[200];
+    snprintf(p, sizeof p, "%s/%s", out, name);
+    xmlDocPtr svg = xmlReadFile(p, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
+    int n = count(svg, "//s:g[@class='point']", SVG);
+    xmlFreeDoc(svg);
+    return n;
+}
+
+/* The text of out/name ("" when it cannot be read); free it. */
+static char *slurp(const char *out, const char *name)
+{
+    char p[200];
+    snprintf(p, sizeof p, "%s/%s", out, name);
+    FILE *f = fopen(p, "r");
+    char *buf = calloc(1, 1 << 16);
+    if (f && buf)
+        buf[fread(buf, 1, (1 << 16) - 1, f)] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* The table row of the case in `layer` in md ("" when there is none). */
+static const char *row_of(const char *md, const char *layer, char *buf, size_t len)
+{
+    char key[64];
+    snprintf(key, sizeof key, "| %s |", layer);
+    const char *a = strstr(md, key), *e = a ? strchr(a, '\n') : NULL;
+    snprintf(buf, len, "%.*s", a && e ? (int)(e - a) : 0, a ? a : "");
+    return buf;
+}
+
+/* One CPU and one GPU: two charts, each case under its own device. */
+static void check_devices(const kb_ceilings *cpu_only)
+{
+    char text[4096], err[256], row[512];
+    snprintf(text, sizeof text, gpu_results_fmt, SYNTH_UUID);
+    put("gpu.jsonl", text);
+    snprintf(text, sizeof text, gpu_results_fmt, "GPU-5e5e5e5e-0000-0000-0000-000000000002");
+    put("gpu_other.jsonl", text);
+    kb_ceilings *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    *c = *cpu_only;
+    kb_device *g = &c->devices[c->ndevices++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->kind, sizeof g->kind, "cuda");
+    snprintf(g->model, sizeof g->model, "Synthetic GPU");
+    g->have_gpu = true, g->ecc = -1;   /* its identity is saved */
+    snprintf(g->uuid, sizeof g->uuid, "%s", SYNTH_UUID);
+    kb_device_add_ceiling(g, KB_CEIL_COMPUTE, "fma-fp32", "fp32", 50000, 0);
+    kb_device_add_ceiling(g, KB_CEIL_MEMORY, "stream-triad", "DRAM", 3000, 0);
+    CHECK(kb_ceilings_save(c, at("two.json"), err, sizeof err) == 0);
+
+    const char *a[] = {at("gpu.jsonl"), "--peaks", at("two.json"), "--out", at("g1")};
+    CHECK(report(5, a) == KB_EXIT_OK);
+    CHECK(svg_points(at("g1"), "roofline.svg") == 1);     /* the CPU's */
+    CHECK(svg_points(at("g1"), "roofline-2.svg") == 1);   /* the GPU's */
+    char *md = slurp(at("g1"), "report.md"), *s1 = slurp(at("g1"), "roofline.svg"),
+         *s2 = slurp(at("g1"), "roofline-2.svg");
+    CHECK(md && s1 && s2);
+    if (md && s1 && s2) {
+        CHECK(strstr(md, "### CPU: Synthetic CPU") != NULL);
+        CHECK(strstr(md, "### cuda GPU: Synthetic GPU (" SYNTH_UUID ")") != NULL);
+        CHECK(strstr(md, "](roofline-2.svg)") != NULL);
+        CHECK(strstr(s1, "kbench roofline: Synthetic CPU") && !strstr(s1, "Synthetic GPU"));
+        CHECK(strstr(s2, "kbench roofline: Synthetic GPU") != NULL);
+        /* the CPU case under 200 GFLOP/s, the GPU case under 50000 */
+        CHECK(strstr(row_of(md, "conv1", row, sizeof row),
+                     "| 100 | 200 | 200 | 50.00 | compute |"));
+        CHECK(strstr(row_of(md, "fc1000", row, sizeof row),
+                     "| 30000 | 1000 | 50000 | 60.00 | compute |  |"));
+        /* the GPU section comes after the CPU's and holds the cuda case */
+        const char *gpu = strstr(md, "### cuda GPU");
+        CHECK(gpu && strstr(gpu, "| fc1000 |") && !strstr(gpu, "| conv1 |"));
+    }
+    free(md), free(s1), free(s2);
+    char *html = slurp(at("g1"), "report.html");
+    CHECK(html && strstr(html, "<h3>cuda GPU: Synthetic GPU"));
+    free(html);
+
+    /* another GPU of the kind: under the first cuda device's, said so */
+    const char *b[] = {at("gpu_other.jsonl"), "--peaks", at("two.json"), "--out", at("g2")};
+    CHECK(report(5, b) == KB_EXIT_OK);
+    md = slurp(at("g2"), "report.md");
+    CHECK(md && strstr(row_of(md, "fc1000", row, sizeof row),
+                       "| 50000 | 60.00 | compute | under cuda Synthetic GPU " SYNTH_UUID
+                       "'s ceilings: none were measured on this GPU |"));
+    free(md);
+
+    /* no cuda device in the ceilings: the GPU case is not placed, and the
+     * report says why; the CPU case still is */
+    const char *d[] = {at("gpu.jsonl"), "--peaks", at("peaks.json"), "--out", at("g3")};
+    CHECK(report(5, d) == KB_EXIT_OK);
+    CHECK(svg_points(at("g3"), "roofline.svg") == 1);
+    CHECK(svg_points(at("g3"), "roofline-2.svg") == 1);
+    md = slurp(at("g3"), "report.md");
+    CHECK(md && strstr(md, "- resnet50 fc1000 gemm on cuda: no ceilings for cuda device "
+                       SYNTH_UUID ": run kbench peaks on that machine"));
+    CHECK(md && strstr(row_of(md, "fc1000", row, sizeof row), "| - | - | - |"));
+    CHECK(md && strstr(row_of(md, "conv1", row, sizeof row), "| 200 | 50.00 | compute |"));
+    free(md);
+    free(c);
+}
+
 static void check_outputs(const char *out, int points, int flagged)
 {
     char p[160];
@@ -118,6 +247,7 @@ int main(void)
     kb_device_add_ceiling(&c->devices[0], KB_CEIL_MEMORY, "stream-triad", "DRAM", 20, 0);
     CHECK(kb_ceilings_save(c, at("peaks.json"), err, sizeof err) == 0);
     put("notpeaks.json", "{\"schema\":\"other\"}");
+    check_devices(c);
 
     /* one file: 3 PASSED points, none above its roof (the GEMM makes
      * 5 GFLOP/s at AI 1 under a 20 GB/s roof) */

@@ -17,7 +17,12 @@
  * bf16, f16 and bf16:bf16:f32; its broken modes FAIL: every partial sum
  * rounded to bf16, the f32 result truncated to bf16, an f32 dst rounded
  * through bf16, and the sum stored in f16 before alpha is applied, which
- * overflows to inf where the scaled result fits. */
+ * overflows to inf where the scaled result fits.
+ * fp32 means fp32: "lowp" with its f32 inputs rounded to TF32 (10
+ * mantissa bits, as a tensor core reads them) and accumulated in f32
+ * PASSES on the integer validation data, which TF32 holds exactly (the
+ * blind spot), and FAILS with --fill fine; honest f32 (lowp's right mode)
+ * PASSES with it. */
 #define _GNU_SOURCE   /* getline */
 #include "check.h"
 
@@ -259,7 +264,8 @@ static int unwrite_output(void *plan, char *err, size_t len)
 
 /* ---- low precision: GEMM computed from the host tensors ---- */
 typedef enum {
-    LOWP_RIGHT, LOWP_BF16_ACC, LOWP_TRUNCATE, LOWP_DST_BF16, LOWP_F16_PRESCALE
+    LOWP_RIGHT, LOWP_BF16_ACC, LOWP_TRUNCATE, LOWP_DST_BF16, LOWP_F16_PRESCALE,
+    LOWP_TF32_INPUTS
 } lowp_bug;
 
 typedef struct {
@@ -272,7 +278,8 @@ static lowp_bug lowp_mode;
 static const char *const lowp_names[] = {
     [LOWP_RIGHT] = "right", [LOWP_BF16_ACC] = "bf16 partial sums",
     [LOWP_TRUNCATE] = "truncated to bf16", [LOWP_DST_BF16] = "f32 dst through bf16",
-    [LOWP_F16_PRESCALE] = "f16 sum before alpha"};
+    [LOWP_F16_PRESCALE] = "f16 sum before alpha",
+    [LOWP_TF32_INPUTS] = "f32 inputs rounded to TF32"};
 
 static bool lowp_supports(const kb_problem *p, char *why, size_t len)
 {
@@ -302,6 +309,18 @@ static float to_bf16(float x)
     return kb_bf16_to_f32(kb_f32_to_bf16(x));
 }
 
+/* x rounded to nearest even at 10 mantissa bits (TF32's), dropping the
+ * low 13 of f32's 23 (finite x: the test data). */
+static float to_tf32(float x)
+{
+    uint32_t b = kb_f32_bits(x);
+    b += 0x0fffu + ((b >> 13) & 1u);
+    b &= ~0x1fffu;
+    float r;
+    memcpy(&r, &b, sizeof r);
+    return r;
+}
+
 /* One dst element: the dot product in f32 (or with every partial sum in
  * bf16), alpha and beta applied in f32 (or alpha after the sum was
  * stored as f16). */
@@ -316,6 +335,10 @@ static float lowp_element(const lowp_plan *l, int64_t m, int64_t n)
                                  kb_arg_offset(p, KB_ARG_SRC, ai));
         float b = (float)kb_load(p->dt.wei, l->t->ptr[KB_ARG_WEI],
                                  kb_arg_offset(p, KB_ARG_WEI, bi));
+        if (l->bug == LOWP_TF32_INPUTS) {
+            a = to_tf32(a);
+            b = to_tf32(b);
+        }
         acc = fmaf(a, b, acc);
         if (l->bug == LOWP_BF16_ACC)
             acc = to_bf16(acc);
@@ -444,6 +467,7 @@ typedef struct {
     const char *dt;        /* --dt T, or NULL */
     const char *peaks;     /* --peaks FILE, or NULL */
     const char *threads;   /* --threads N, or NULL */
+    const char *fill;      /* --fill F, or NULL */
     char status[32], reason[256];
 } run_result;
 
@@ -452,7 +476,7 @@ typedef struct {
  * what the run asked of the test backends. */
 static int run_case(const char *backend, const char *desc, run_result *res)
 {
-    char *argv[20] = {"kbench", "run", "--backend", (char *)backend, "--desc",
+    char *argv[22] = {"kbench", "run", "--backend", (char *)backend, "--desc",
                       (char *)desc, "--reps", "2", "--min-time", "0",
                       "--quiet", "--json", (char *)res->json};
     int argc = 13;
@@ -467,6 +491,10 @@ static int run_case(const char *backend, const char *desc, run_result *res)
     if (res->threads) {
         argv[argc++] = "--threads";
         argv[argc++] = (char *)res->threads;
+    }
+    if (res->fill) {
+        argv[argc++] = "--fill";
+        argv[argc++] = (char *)res->fill;
     }
     unlink(res->json);   /* no stale record from the previous run */
     memset(&calls, 0, sizeof calls);
@@ -629,6 +657,38 @@ static void low_precision(run_result *res)
     lowp_mode = LOWP_RIGHT;
 }
 
+/* TF32 inputs in an f32 GEMM (K = 256, alpha and beta, so the epilogue
+ * is covered too): unnoticed on the integer data, FAILED on the fine
+ * data, whose fractions below TF32's precision it rounds away; the honest
+ * f32 kernel PASSES both.  The run record says which fill it used. */
+static void tf32_inputs(run_result *res)
+{
+    static const struct {
+        lowp_bug mode;
+        const char *fill;
+        bool passes;
+    } cases[] = {
+        {LOWP_RIGHT, "integer", true},
+        {LOWP_RIGHT, "fine", true},
+        {LOWP_TF32_INPUTS, "integer", true},   /* the blind spot */
+        {LOWP_TF32_INPUTS, "fine", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lowp_mode = cases[i].mode;
+        res->fill = cases[i].fill;
+        fprintf(stderr, "lowp, %s, --fill %s:\n", lowp_names[lowp_mode],
+                res->fill);
+        int rc = run_case("lowp", "m16n24k256_alpha0.5_beta1", res);
+        CHECK(rc == (cases[i].passes ? KB_EXIT_OK : KB_EXIT_VALIDATION));
+        CHECK_STR(res->status, cases[i].passes ? "PASSED" : "FAILED");
+        char fill[16];
+        first_field(res->json, "run", "fill", fill, sizeof fill);
+        CHECK_STR(fill, cases[i].fill);
+    }
+    res->fill = NULL;
+    lowp_mode = LOWP_RIGHT;
+}
+
 /* f16 overflow: all of A 4 and of B 2, K = 16384, alpha 1/8, so the
  * result 16384 fits in f16 but the unscaled sum 131072 does not: the
  * backend that stores the sum before scaling it writes inf, which FAILS
@@ -718,6 +778,7 @@ int main(void)
     honest_private(&res);
     mistrusted(&res, peaks);
     low_precision(&res);
+    tf32_inputs(&res);
     f16_overflow();
     threads_before_memory(&res);
 

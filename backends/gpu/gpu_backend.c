@@ -1,12 +1,13 @@
 /* gpu_backend.c - the hand-written GPU backends `cuda` and `hip` behind
  * backends/backend.h: one file, compiled once per runtime.
  *
- * prepare() allocates a device buffer per tensor and uploads the host
+ * prepare() allocates a device buffer per tensor, and the workspace a
+ * kernel needs (bnorm training's partial statistics), and uploads the host
  * tensors (untimed); run() times the kernel with events
  * (gpu_device.h); read_output() downloads the outputs.  The kernels are
  * in gpu_gemm.cu, gpu_conv.cu and gpu_bnorm.cu (gpu_kernels.h). */
-#include "backends/gpu/gpu_device.h"
 #include "backends/gpu/gpu_kernels.h"
+#include "backends/gpu/gpu_device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +18,13 @@ static const kb_gpu_tuning *tuning;
 
 typedef struct {
     const kb_problem *p;
-    const kb_tensors *host;
-    kb_arg_info info[KB_ARG_MAX];
-    void *dev[KB_ARG_MAX];
+    kb_gpu_tensors d;          /* the device copies of p's tensors */
     const kb_gpu_tuning *t;
     int launches;              /* per sample: the run's, or 1 (see prepare) */
     const char *kernel;        /* which kernel runs, for plan_info */
+    kb_gpu_bnorm_split split;  /* bnorm: how the kernels cut p */
+    void *ws;                  /* workspace on the device, NULL when none */
+    size_t ws_bytes;
 } gpu_plan;
 
 static const kb_gpu_tuning *chosen_tuning(void)
@@ -55,36 +57,38 @@ static bool gpu_supports(const kb_problem *p, char *why, size_t len)
     return true;
 }
 
-/* Every tensor of p, on the device. */
+/* Device bytes a kernel needs beyond p's tensors. */
+static size_t workspace_bytes(const kb_problem *p)
+{
+    if (p->kind != KB_BNORM)
+        return 0;
+    kb_gpu_bnorm_split s;
+    KB_GPU(bnorm_split)(p, &s);
+    return s.workspace_bytes;
+}
+
+/* Every tensor of p and the workspace, on the device; SIZE_MAX when the
+ * sum overflows, as kb_problem_tensor_bytes does (a shape that size is
+ * not split: its index arithmetic could overflow too). */
 static size_t gpu_device_bytes(const kb_problem *p)
 {
-    return kb_problem_tensor_bytes(p);
+    size_t tensors = kb_problem_tensor_bytes(p), total;
+    if (tensors == SIZE_MAX ||
+        __builtin_add_overflow(tensors, workspace_bytes(p), &total))
+        return SIZE_MAX;
+    return total;
 }
 
-static int gpu_device_free(uint64_t *bytes, char *why, size_t len)
+/* "a, b, c": the tunings compiled in, for describe() and --tuning's
+ * error. */
+static void tuning_names(char *dst, size_t len)
 {
-    return KB_GPU(free_bytes)(bytes, NULL, why, len);
-}
-
-static size_t arg_bytes(const kb_arg_info *a)
-{
-    return (size_t)a->nelems * kb_dtype_size(a->dt);
-}
-
-/* Upload the host tensors: every input, and with `outputs` the output
- * buffers too (poisoned by the driver, so that a kernel that writes
- * nothing cannot pass). */
-static int upload(gpu_plan *g, bool outputs, char *err, size_t len)
-{
-    for (int a = 0; a < KB_ARG_MAX; a++) {
-        const kb_arg_info *i = &g->info[a];
-        if (!i->used || (!i->is_input && !outputs))
-            continue;
-        if (KB_GPU(upload)(g->dev[a], g->host->ptr[a], arg_bytes(i), err,
-                           len) != 0)
-            return -1;
+    dst[0] = '\0';
+    for (int i = 0; i < KB_GPU(tuning_count)(); i++) {
+        size_t n = strlen(dst);
+        snprintf(dst + n, len - n, "%s%s", i ? ", " : "",
+                 KB_GPU(tuning_at)(i)->name);
     }
-    return 0;
 }
 
 static void gpu_release(void *plan)
@@ -92,17 +96,9 @@ static void gpu_release(void *plan)
     gpu_plan *g = plan;
     if (!g)
         return;
-    for (int a = 0; a < KB_ARG_MAX; a++)
-        KB_GPU(free)(g->dev[a]);
+    KB_GPU(tensors_free)(&g->d);
+    KB_GPU(free)(g->ws);
     free(g);
-}
-
-/* Back-to-back launches must each do the same work: a GEMM that
- * accumulates into dst (beta != 0) would not, so it is timed one launch
- * per sample. */
-static bool repeatable(const kb_problem *p)
-{
-    return !(p->kind == KB_GEMM && p->gemm.beta != 0);
 }
 
 static int gpu_prepare(const kb_problem *p, const kb_tensors *host,
@@ -114,28 +110,26 @@ static int gpu_prepare(const kb_problem *p, const kb_tensors *host,
         return -1;
     }
     g->p = p;
-    g->host = host;
     g->t = chosen_tuning();
-    kb_problem_args(p, g->info);
-    g->launches = repeatable(p) ? KB_GPU(config)()->launches : 1;
+    g->launches = KB_GPU(plan_launches)(p);
     g->kernel = p->kind == KB_GEMM ? "tiled GEMM"
               : p->kind == KB_BNORM ? (p->dir == KB_FWD_I
                                            ? "bnorm inference"
                                            : "bnorm training (reduction)")
               : KB_GPU(conv_is_depthwise)(p) ? "direct depthwise"
                                              : "implicit GEMM";
-    for (int a = 0; a < KB_ARG_MAX; a++) {
-        if (!g->info[a].used)
-            continue;
-        char why[192];
-        if (KB_GPU(alloc)(&g->dev[a], arg_bytes(&g->info[a]), why,
-                          sizeof why) != 0) {
-            snprintf(err, len, "%s: %s", g->info[a].name, why);
-            gpu_release(g);
-            return -1;
-        }
+    if (p->kind == KB_BNORM)
+        KB_GPU(bnorm_split)(p, &g->split);
+    g->ws_bytes = g->split.workspace_bytes;   /* 0 for the other kinds */
+    char why[192];
+    if (g->ws_bytes && KB_GPU(alloc)(&g->ws, g->ws_bytes, why,
+                                     sizeof why) != 0) {
+        snprintf(err, len, "workspace: %s", why);
+        gpu_release(g);
+        return -1;
     }
-    if (upload(g, true, err, len) != 0) {
+    if (KB_GPU(tensors_alloc)(p, host, ~0u, &g->d, err, len) != 0 ||
+        KB_GPU(tensors_upload)(&g->d, true, err, len) != 0) {
         gpu_release(g);
         return -1;
     }
@@ -149,13 +143,13 @@ static int launch(void *ctx, char *err, size_t len)
     gpu_plan *g = ctx;
     switch (g->p->kind) {
     case KB_GEMM:
-        return KB_GPU(gemm)(g->p, g->t, g->dev, err, len);
+        return KB_GPU(gemm)(g->p, g->t, g->d.dev, err, len);
     case KB_BNORM:
-        return KB_GPU(bnorm_fwd)(g->p, g->dev, err, len);
+        return KB_GPU(bnorm_fwd)(g->p, g->d.dev, g->ws, err, len);
     case KB_CONV:
         if (KB_GPU(conv_is_depthwise)(g->p))
-            return KB_GPU(conv_depthwise)(g->p, g->dev, err, len);
-        return KB_GPU(conv_fwd)(g->p, g->t, g->dev, err, len);
+            return KB_GPU(conv_depthwise)(g->p, g->d.dev, err, len);
+        return KB_GPU(conv_fwd)(g->p, g->t, g->d.dev, err, len);
     }
     snprintf(err, len, "unknown kernel kind");
     return -1;
@@ -170,19 +164,13 @@ static int gpu_run(void *plan, double *elapsed, char *err, size_t len)
 static int gpu_read_output(void *plan, char *err, size_t len)
 {
     gpu_plan *g = plan;
-    for (int a = 0; a < KB_ARG_MAX; a++) {
-        const kb_arg_info *i = &g->info[a];
-        if (i->used && i->is_output &&
-            KB_GPU(download)(g->host->ptr[a], g->dev[a], arg_bytes(i), err,
-                             len) != 0)
-            return -1;
-    }
-    return 0;
+    return KB_GPU(tensors_download)(&g->d, err, len);
 }
 
 static int gpu_write_input(void *plan, char *err, size_t len)
 {
-    return upload(plan, true, err, len);
+    gpu_plan *g = plan;
+    return KB_GPU(tensors_upload)(&g->d, true, err, len);
 }
 
 static int gpu_configure(const kb_backend_config *cfg, char *err,
@@ -193,16 +181,13 @@ static int gpu_configure(const kb_backend_config *cfg, char *err,
     tuning = NULL;
     if (!cfg->tuning)
         return 0;
-    char names[256] = "";
-    for (int i = 0; i < KB_GPU(tuning_count)(); i++) {
-        const kb_gpu_tuning *t = KB_GPU(tuning_at)(i);
-        if (strcmp(t->name, cfg->tuning) == 0) {
-            tuning = t;
+    for (int i = 0; i < KB_GPU(tuning_count)(); i++)
+        if (strcmp(KB_GPU(tuning_at)(i)->name, cfg->tuning) == 0) {
+            tuning = KB_GPU(tuning_at)(i);
             return 0;
         }
-        size_t n = strlen(names);
-        snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", t->name);
-    }
+    char names[256];
+    tuning_names(names, sizeof names);
     snprintf(err, len, "--tuning %s: %s has %s", cfg->tuning, KB_GPU_NAME,
              names);
     return -1;
@@ -217,14 +202,12 @@ static void gpu_describe(kb_info *info)
                 "nvcc"
 #endif
     );
-    char names[256] = "";
-    for (int i = 0; i < KB_GPU(tuning_count)(); i++) {
-        size_t n = strlen(names);
-        snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
-                 KB_GPU(tuning_at)(i)->name);
-    }
+    char names[256];
+    tuning_names(names, sizeof names);
     kb_info_add(info, "tunings", "%s (default %s)", names,
-                chosen_tuning()->name);
+                KB_GPU(tuning_at)(0)->name);
+    if (tuning)
+        kb_info_add(info, "tuning", "%s (--tuning)", tuning->name);
     KB_GPU(describe)(info);
 }
 
@@ -232,18 +215,24 @@ static void gpu_plan_info(void *plan, kb_info *info)
 {
     gpu_plan *g = plan;
     kb_info_add(info, "kernel", "%s", g->kernel);
-    if (g->p->kind == KB_BNORM || KB_GPU(conv_is_depthwise)(g->p))
+    const kb_gpu_bnorm_split *s = &g->split;
+    if (g->p->kind == KB_BNORM)
+        kb_info_add(info, "block", "%d threads as %dx%d (channels x rows), "
+                    "%d loads a thread in flight; a channel's rows in "
+                    "%lldx%lld (parts x rows)", s->tx * s->ty, s->tx, s->ty,
+                    s->rows, (long long)s->parts, (long long)s->part_rows);
+    else if (g->p->kind == KB_CONV && KB_GPU(conv_is_depthwise)(g->p))
         kb_info_add(info, "block", "%d threads", KB_GPU_BNORM_THREADS);
     else
         kb_info_add(info, "tuning", "%s (block tile %dx%dx%d, thread tile "
                     "%dx%d)", g->t->name, g->t->bm, g->t->bn, g->t->bk,
                     g->t->tm, g->t->tn);
+    if (g->ws_bytes)
+        kb_info_add(info, "workspace", "%zu bytes (per channel and part: "
+                    "sum, squared deviations)", g->ws_bytes);
     kb_info_add(info, "math", "%s FMA, no tensor cores",
                 kb_dtype_name(g->p->dt.src));
     KB_GPU(timing_info)(g->launches, info);
-    if (g->launches != KB_GPU(config)()->launches)
-        kb_info_add(info, "launches_note", "beta != 0 accumulates into dst: "
-                    "one launch per sample");
 }
 
 const kb_backend KB_GPU(backend) = {
@@ -259,6 +248,6 @@ const kb_backend KB_GPU(backend) = {
     .describe = gpu_describe,
     .configure = gpu_configure,
     .device_bytes = gpu_device_bytes,
-    .device_free = gpu_device_free,
+    .device_free = KB_GPU(device_free),
     .plan_info = gpu_plan_info,
 };

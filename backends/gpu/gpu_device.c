@@ -119,6 +119,8 @@ static void format_uuid(const unsigned char b[16], char *dst, size_t len)
              b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
+static void format_version(int v, char *dst, size_t len);
+
 int KB_GPU(props)(int index, kb_gpu_props *out, char *err, size_t len)
 {
     memset(out, 0, sizeof *out);
@@ -158,6 +160,8 @@ int KB_GPU(props)(int index, kb_gpu_props *out, char *err, size_t len)
                        gpuSuccess ? ecc != 0 : -1;
     if (gpuDriverGetVersion(&out->driver_version) != gpuSuccess)
         out->driver_version = 0;
+    else
+        format_version(out->driver_version, out->driver, sizeof out->driver);
     if (gpuRuntimeGetVersion(&out->runtime_version) != gpuSuccess)
         out->runtime_version = 0;
     return 0;
@@ -276,6 +280,97 @@ void KB_GPU(pinned_free)(void *p)
         (void)gpuFreeHost(p);
 }
 
+size_t KB_GPU(arg_bytes)(const kb_arg_info *a)
+{
+    return (size_t)a->nelems * kb_dtype_size(a->dt);
+}
+
+void KB_GPU(tensors_free)(kb_gpu_tensors *d)
+{
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        KB_GPU(free)(d->dev[a]);
+        d->dev[a] = NULL;
+    }
+}
+
+int KB_GPU(tensors_alloc)(const kb_problem *p, const kb_tensors *host,
+                          unsigned manage, kb_gpu_tensors *d, char *err,
+                          size_t len)
+{
+    memset(d, 0, sizeof *d);
+    kb_problem_args(p, d->info);
+    d->host = host;
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        if (!d->info[a].used || !(manage & (1u << a)))
+            continue;
+        char why[192];
+        if (KB_GPU(alloc)(&d->dev[a], KB_GPU(arg_bytes)(&d->info[a]), why,
+                          sizeof why) != 0) {
+            snprintf(err, len, "%s: %s", d->info[a].name, why);
+            KB_GPU(tensors_free)(d);
+            return -1;
+        }
+        d->from[a] = host->ptr[a];
+    }
+    return 0;
+}
+
+int KB_GPU(tensors_upload)(const kb_gpu_tensors *d, bool outputs, char *err,
+                           size_t len)
+{
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        const kb_arg_info *i = &d->info[a];
+        if (!d->dev[a] || (!i->is_input && !outputs))
+            continue;
+        if (KB_GPU(upload)(d->dev[a], d->from[a], KB_GPU(arg_bytes)(i), err,
+                           len) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int KB_GPU(tensors_download)(const kb_gpu_tensors *d, char *err, size_t len)
+{
+    for (int a = 0; a < KB_ARG_MAX; a++) {
+        const kb_arg_info *i = &d->info[a];
+        if (d->dev[a] && i->is_output &&
+            KB_GPU(download)(d->host->ptr[a], d->dev[a], KB_GPU(arg_bytes)(i),
+                             err, len) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int KB_GPU(plan_launches)(const kb_problem *p)
+{
+    bool repeatable = !(p->kind == KB_GEMM && p->gemm.beta != 0);
+    return repeatable ? state.cfg.launches : 1;
+}
+
+void KB_GPU(math_env_info)(kb_info *info)
+{
+    static const char *const vars[] = {
+#if defined(KB_GPU_CUDA)
+        "NVIDIA_TF32_OVERRIDE",   /* 0 turns TF32 off in cuBLAS and cuDNN */
+#else
+        /* 1 runs fp16 on gfx90a's bf16 instructions (rocBLAS, MIOpen) */
+        "ROCBLAS_INTERNAL_FP16_ALT_IMPL",
+        "MIOPEN_DEBUG_CONVOLUTION_ATTRIB_FP16_ALT_IMPL",
+#endif
+        NULL,
+    };
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v)
+            kb_info_add(info, vars[i], "%s", v);
+    }
+}
+
+int KB_GPU(device_free)(uint64_t *bytes, char *why, size_t len)
+{
+    return KB_GPU(free_bytes)(bytes, NULL, why, len);
+}
+
 /* Write twice the L2's size so that no input of the last sample is left
  * in it.  Returns 0, or -1 with err. */
 static int flush_l2(char *err, size_t len)
@@ -336,6 +431,9 @@ void KB_GPU(timing_info)(int launches, kb_info *info)
     kb_info_add(info, "launches_per_sample", "%d%s", launches,
                 launches > 1 ? " (back-to-back between two events, the "
                                "sample is their time / launches)" : "");
+    if (launches != state.cfg.launches)
+        kb_info_add(info, "launches_note", "beta != 0 accumulates into dst: "
+                    "one launch per sample");
     if (state.cfg.flush_l2)
         kb_info_add(info, "l2_flush", "yes (%zu bytes written before each "
                     "sample, untimed)", state.flush_bytes);

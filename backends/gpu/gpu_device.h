@@ -45,6 +45,7 @@ typedef struct {
     int64_t l2_bytes;
     int ecc;                   /* 1 on, 0 off, -1 unknown */
     int driver_version, runtime_version;   /* as the runtime encodes them */
+    char driver[32];           /* driver_version as written: "13.0" */
 } kb_gpu_props;
 
 /* BabelStream's kernels over device arrays of fp64 (gpu_stream.cu). */
@@ -60,7 +61,7 @@ typedef struct {
 /* The FMA peak of one precision (gpu_fma.cu). */
 typedef struct {
     const char *precision;     /* "fp64", "fp32", "fp16", "bf16" */
-    const char *kernel;        /* "fma-fp32", ... */
+    const char *kernel;        /* "gpu-fma-fp32", "gpu-hfma2-fp16", ... */
     double gflops;             /* best trial */
 } kb_gpu_fma_result;
 
@@ -134,6 +135,50 @@ int KB_GPU(download)(void *dst, const void *src, size_t bytes, char *err,
 int KB_GPU(pinned_alloc)(void **p, size_t bytes, char *err, size_t len);
 void KB_GPU(pinned_free)(void *p);
 
+/* Device copies of a problem's tensors, as every GPU backend keeps them:
+ * one buffer per tensor the problem uses, uploaded from `from` (the
+ * driver's host tensor, unless a backend points it at its own reordered
+ * copy), outputs downloaded into the driver's host tensors. */
+typedef struct {
+    kb_arg_info info[KB_ARG_MAX];
+    const kb_tensors *host;
+    void *dev[KB_ARG_MAX];           /* NULL: unused, or kept by the backend */
+    const void *from[KB_ARG_MAX];
+} kb_gpu_tensors;
+
+/* Bytes of one tensor of the table. */
+size_t KB_GPU(arg_bytes)(const kb_arg_info *a);
+
+/* A buffer for every used tensor of p whose bit (1u << arg) is in
+ * `manage` (~0u: all; a backend keeps the others itself), each to be
+ * uploaded from host.  Returns 0, or -1 with err naming the tensor, and
+ * nothing left allocated. */
+int KB_GPU(tensors_alloc)(const kb_problem *p, const kb_tensors *host,
+                          unsigned manage, kb_gpu_tensors *d, char *err,
+                          size_t len);
+void KB_GPU(tensors_free)(kb_gpu_tensors *d);   /* a zeroed d is fine */
+
+/* Upload every input and, with `outputs`, the output buffers too
+ * (poisoned by the driver, so that a kernel that writes nothing cannot
+ * pass); download every output.  Both return 0, or -1 with err. */
+int KB_GPU(tensors_upload)(const kb_gpu_tensors *d, bool outputs, char *err,
+                           size_t len);
+int KB_GPU(tensors_download)(const kb_gpu_tensors *d, char *err, size_t len);
+
+/* Launches per sample for p: the run's --launches, or 1 when a launch is
+ * not idempotent (a GEMM with beta != 0 accumulates into dst), so that
+ * every launch of a sample does the same work.  timing_info notes it. */
+int KB_GPU(plan_launches)(const kb_problem *p);
+
+/* plan_info() facts for the vendor libraries: each environment variable
+ * of this runtime that overrides a library's math mode behind its API
+ * (CUDA: NVIDIA_TF32_OVERRIDE; HIP: ROCBLAS_INTERNAL_FP16_ALT_IMPL,
+ * MIOPEN_DEBUG_CONVOLUTION_ATTRIB_FP16_ALT_IMPL), when it is set. */
+void KB_GPU(math_env_info)(kb_info *info);
+
+/* kb_backend.device_free: the selected device's free bytes. */
+int KB_GPU(device_free)(uint64_t *bytes, char *why, size_t len);
+
 /* One timed sample: flush the L2 when the run asks (outside the timed
  * region), record an event, call launch(ctx) `launches` times, record a
  * second event, wait, and store the time between them divided by
@@ -144,6 +189,7 @@ int KB_GPU(time_launches)(kb_gpu_launch_fn launch, void *ctx, int launches,
                           double *elapsed, char *err, size_t len);
 
 /* plan_info() facts of the timing: "timer" (events), "launches_per_sample"
+ * (with "launches_note" when it is below the run's: plan_launches),
  * and "l2_flush" (yes, with the bytes written, or no). */
 void KB_GPU(timing_info)(int launches, kb_info *info);
 

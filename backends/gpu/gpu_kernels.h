@@ -56,10 +56,22 @@ int KB_GPU(conv_depthwise)(const kb_problem *p, void *const arg[KB_ARG_MAX],
 
 /* Batchnorm forward: FWD_I with the given mean and var, FWD_D (training)
  * computing them first with a parallel reduction per channel; both
- * layouts.  Threads per block of the reduction: KB_GPU_BNORM_THREADS. */
+ * layouts.  Threads per block: KB_GPU_BNORM_THREADS, as tx channels x ty
+ * rows (gpu_bnorm.cu).  kb_gpu_bnorm_split says how p is cut, on the
+ * host, without a device: the glue records it and allocates the
+ * workspace training needs (NULL for FWD_I). */
 #define KB_GPU_BNORM_THREADS 256
+typedef struct {
+    int tx, ty;                /* block: tx channels x ty rows */
+    int rows;                  /* loads a thread holds in registers */
+    int64_t tiles;             /* channel tiles, ceil(C / tx): grid x */
+    int64_t parts;             /* parts of a channel's rows: grid y */
+    int64_t part_rows;         /* rows of a part (the last may have fewer) */
+    size_t workspace_bytes;    /* FWD_D: (sum, M2) per channel and part */
+} kb_gpu_bnorm_split;
+void KB_GPU(bnorm_split)(const kb_problem *p, kb_gpu_bnorm_split *s);
 int KB_GPU(bnorm_fwd)(const kb_problem *p, void *const arg[KB_ARG_MAX],
-                      char *err, size_t len);
+                      void *workspace, char *err, size_t len);
 
 #ifdef __cplusplus
 }

@@ -10,10 +10,18 @@
  * copies the decoded batch into the first layer's src (the input a
  * training step would upload), when the decoded sample has that layer's
  * shape; backends that reorder src into a private copy at prepare time
- * (oneDNN's blocked layouts) compute on that copy. */
+ * (oneDNN's blocked layouts) compute on that copy.
+ *
+ * On a device backend (b->device "cuda", "hip") each step also copies the
+ * decoded batch to the device, inside the step as an input pipeline pays
+ * it: memcpy into a pinned host buffer, then a synchronous upload into a
+ * device buffer (both a whole batch, allocated at open).  The layers
+ * compute on the inputs their plans uploaded at prepare: the copy is the
+ * pipeline's cost, counted (kb_io_model_take_copied), not their input. */
 #include "io_internal.h"
 
 #include "backends/backend.h"
+#include "backends/gpu/gpu_registry.h"
 #include "drivers/memory.h"
 #include "kernels/batch.h"
 #include "kernels/tensors.h"
@@ -35,6 +43,12 @@ struct kb_io_model {
     int64_t batch;
     double flops;               /* per step, counting `*N` repeats */
     int64_t skipped;
+    /* a device backend's host-to-device copy of the decoded batch */
+    const kb_gpu_runtime *rt;   /* NULL on the CPU */
+    size_t sample_bytes;        /* one decoded sample; 0: nothing to copy */
+    void *pinned, *dev;         /* a whole batch each */
+    uint64_t copied_bytes;      /* since the last kb_io_model_take_copied */
+    double copy_s;
 };
 
 bool kb_io_feed_fits(const kb_problem *first, const kb_io_profile *p,
@@ -161,6 +175,78 @@ static int alloc_pool(kb_io_model *m, char *err, size_t len)
     return 0;
 }
 
+/* A device backend's runtime, found when its device is there: 0, or
+ * KB_IO_USAGE with the runtime's reason ("no CUDA device (...)"), as for
+ * any backend that can run none of the model's layers. */
+static int find_device(kb_io_model *m, char *err, size_t len)
+{
+    char why[KB_IO_ERRLEN];
+    if (strcmp(m->b->device, "cpu") == 0)
+        return 0;
+    if (!(m->rt = kb_gpu_runtime_find(m->b->device))) {
+        snprintf(err, len, "--compute backend:%s: this build has no %s "
+                 "runtime for its device", m->b->name, m->b->device);
+        return KB_IO_USAGE;
+    }
+    if (m->rt->device_count(why, sizeof why) == 0) {
+        snprintf(err, len, "--compute backend:%s: %s", m->b->name, why);
+        return KB_IO_USAGE;
+    }
+    return 0;
+}
+
+/* The pinned host buffer and the device buffer of one decoded batch,
+ * allocated once the layers are prepared (the backend has selected its
+ * device by then).  0, or KB_IO_USAGE (a batch too large to address) or
+ * KB_IO_ERROR (an allocation failed) with the runtime's message. */
+static int alloc_copy(kb_io_model *m, const kb_io_decoder *d, char *err,
+                      size_t len)
+{
+    m->sample_bytes = m->rt && d->out_bytes ? d->out_bytes(m->p) : 0;
+    if (m->sample_bytes == 0)
+        return 0;
+    if ((uint64_t)m->batch > SIZE_MAX / m->sample_bytes) {
+        snprintf(err, len, "--compute backend:%s: a batch of %" PRId64
+                 " decoded samples of %zu bytes is too large", m->b->name,
+                 m->batch, m->sample_bytes);
+        return KB_IO_USAGE;
+    }
+    size_t bytes = (size_t)m->batch * m->sample_bytes;
+    char why[KB_IO_ERRLEN];
+    if (m->rt->pinned_alloc(&m->pinned, bytes, why, sizeof why) ||
+        m->rt->alloc(&m->dev, bytes, why, sizeof why)) {
+        snprintf(err, len, "--compute backend:%s: the decoded batch's "
+                 "pinned and device buffers (%zu bytes each): %s",
+                 m->b->name, bytes, why);
+        return KB_IO_ERROR;
+    }
+    return 0;
+}
+
+/* The host-to-device copy of n decoded samples, timed into the model's
+ * counters.  0, or KB_IO_ERROR with the runtime's message. */
+static int copy_batch(kb_io_model *m, const void *samples, int64_t n,
+                      char *err, size_t len)
+{
+    if (n < 0 || n > m->batch) {
+        snprintf(err, len, "--compute backend:%s: a step of %" PRId64
+                 " samples, batch %" PRId64, m->b->name, n, m->batch);
+        return KB_IO_ERROR;
+    }
+    size_t bytes = (size_t)n * m->sample_bytes;
+    char why[KB_IO_ERRLEN];
+    double t0 = kb_io_now();
+    memcpy(m->pinned, samples, bytes);
+    if (m->rt->upload(m->dev, m->pinned, bytes, why, sizeof why)) {
+        snprintf(err, len, "--compute backend:%s: copying the decoded batch "
+                 "(%zu bytes) to the device: %s", m->b->name, bytes, why);
+        return KB_IO_ERROR;
+    }
+    m->copy_s += kb_io_now() - t0;
+    m->copied_bytes += bytes;
+    return 0;
+}
+
 /* The host tensors of layer l: views of the pool. */
 static kb_tensors views(const kb_io_model *m, const kb_problem *l)
 {
@@ -201,6 +287,8 @@ int kb_io_model_open(const kb_io_profile *p, const char *backend,
         rc = KB_IO_USAGE;
     }
     if (!rc)
+        rc = find_device(m, err, len);
+    if (!rc)
         rc = load_layers(m, batch, err, len);
     if (!rc)
         rc = alloc_pool(m, err, len);
@@ -221,6 +309,8 @@ int kb_io_model_open(const kb_io_profile *p, const char *backend,
             rc = KB_IO_ERROR;
         }
     }
+    if (!rc)
+        rc = alloc_copy(m, d, err, len);
     if (rc) {
         kb_io_model_close(m);
         return rc;
@@ -238,6 +328,8 @@ int kb_io_model_step(kb_io_model *m, const void *samples, int64_t n,
     if (m->fed)
         kb_io_feed(&m->layers.items[0], m->pool[KB_ARG_SRC], m->elem, samples,
                    n);
+    if (m->sample_bytes && copy_batch(m, samples, n, err, len))
+        return KB_IO_ERROR;
     for (size_t i = 0; i < m->layers.n; i++)
         for (int64_t r = 0; r < m->layers.items[i].count; r++) {
             double elapsed;
@@ -259,6 +351,16 @@ void kb_io_model_describe(const kb_io_model *m, kb_io_model_info *info)
     info->skipped = m->skipped;
     info->flops = m->flops;
     info->fed = m->fed;
+    info->device = m->b->device;
+    info->copies = m->sample_bytes > 0;
+}
+
+void kb_io_model_take_copied(kb_io_model *m, uint64_t *bytes, double *seconds)
+{
+    *bytes = m->copied_bytes;
+    *seconds = m->copy_s;
+    m->copied_bytes = 0;
+    m->copy_s = 0;
 }
 
 void kb_io_model_close(kb_io_model *m)
@@ -271,6 +373,10 @@ void kb_io_model_close(kb_io_model *m)
     free(m->plans);
     for (int k = 0; k < KB_ARG_MAX; k++)
         free(m->pool[k]);
+    if (m->rt) {
+        m->rt->pinned_free(m->pinned);
+        m->rt->free(m->dev);
+    }
     kb_problem_list_free(&m->layers);
     free(m);
 }

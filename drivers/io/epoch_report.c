@@ -159,6 +159,11 @@ static void print_epoch(const kb_io_run_opts *o, kb_io_model *model,
         kb_io_model_describe(model, &m);
         printf("  compute: %s on %s, %" PRId64 " steps, %.1f GFLOP/s\n",
                m.model, m.backend, e->steps, model_gflops(&m, e));
+        if (m.copies)
+            printf("  host to %s: %.1f MB of decoded batches in %.3f s "
+                   "(%.2f GB/s), inside the steps\n", m.device,
+                   (double)e->h2d_bytes / 1e6, e->h2d_s,
+                   e->h2d_s > 0 ? (double)e->h2d_bytes / e->h2d_s / 1e9 : 0);
     }
 }
 
@@ -184,7 +189,11 @@ static int add_compute(const kb_io_run_opts *o, kb_io_model *model,
            !cJSON_AddNumberToObject(r, "compute_gflop_per_step",
                                     m.flops / 1e9) ||
            !cJSON_AddNumberToObject(r, "compute_gflops",
-                                    model_gflops(&m, e)) ? -1 : 0;
+                                    model_gflops(&m, e)) ||
+           (m.copies &&
+            (!cJSON_AddNumberToObject(r, "compute_h2d_bytes",
+                                      (double)e->h2d_bytes) ||
+             !cJSON_AddNumberToObject(r, "compute_h2d_s", e->h2d_s))) ? -1 : 0;
 }
 
 /* The figures and the conventions object.  0, or -1 out of memory. */

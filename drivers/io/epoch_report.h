@@ -32,6 +32,8 @@ typedef struct {
     double wall, wait, residency, cpu;
     double stall;                       /* checkpoints held the loop */
     double compute_all, steady_compute; /* measured, all / after step 1 */
+    uint64_t h2d_bytes;                 /* a device backend's batch copies, */
+    double h2d_s;                       /* inside compute_all */
     double first_step, steady;          /* kbench's two windows */
     int64_t steady_samples;
     /* DLIO's blocks, summed (the AU and throughput weighted by steps) */

@@ -506,6 +506,8 @@ static int consume(run_ctx *c, uint8_t *bits, kb_io_epoch *e, bool *capped,
     if (b)
         kb_io_ring_release(c->ring, b);
     double t_end = kb_io_now();
+    if (c->model)
+        kb_io_model_take_copied(c->model, &e->h2d_bytes, &e->h2d_s);
     if (k.blk.steps)
         kb_io_epoch_add_block(e, &k.blk, c->o->batch);
     e->wall = t_end - k.t_start;
@@ -683,12 +685,17 @@ static int open_model(run_ctx *c, char *err, size_t len)
         return rc;
     kb_io_model_info m;
     kb_io_model_describe(c->model, &m);
+    char copy[96] = "";
+    if (m.copies)
+        snprintf(copy, sizeof copy, "; each step copies them to the %s "
+                 "device through pinned memory", m.device);
     fprintf(stderr, "kbench io: compute: %s model on %s, batch %" PRId64
             ", %" PRId64 " layers (%" PRId64 " unsupported, left out), "
-            "%.2f GFLOP a step; decoded samples %s\n", m.model, m.backend,
+            "%.2f GFLOP a step; decoded samples %s%s\n", m.model, m.backend,
             c->o->batch, m.layers, m.skipped, m.flops / 1e9,
             m.fed ? "feed the first layer"
-                  : "do not match the first layer's input and are not fed");
+                  : "do not match the first layer's input and are not fed",
+            copy);
     return 0;
 }
 

@@ -3,9 +3,9 @@
  * files of schema 1 are still read).
  *
  * A ceilings file holds one entry per device.  `kbench peaks` writes the
- * "cpu" device; a GPU backend adds its own device entry (kind "cuda" or
- * "hip") with the same fields, and the roofline placement picks the entry
- * whose kind matches the backend's device. */
+ * "cpu" device and one entry per visible GPU (kind "cuda" or "hip", with
+ * its identity), and the roofline placement picks the entry whose kind
+ * matches the backend's device. */
 #ifndef KB_CEILINGS_H
 #define KB_CEILINGS_H
 
@@ -19,7 +19,7 @@
 /* Schema 1 lacked the clock per compute ceiling and the CPU identity, and
  * its theoretical figures assumed --fma-ports; it is read all the same. */
 #define KB_CEILINGS_SCHEMA_V1 "kbench.ceilings/1"
-#define KB_MAX_DEVICES 8
+#define KB_MAX_DEVICES 17    /* the CPU and up to 16 GPUs */
 #define KB_MAX_CEILINGS 32
 #define KB_MAX_SWEEP 128
 
@@ -42,7 +42,8 @@ typedef struct {
     double flop_per_cycle_core;     /* value / (clock_ghz x cores used) */
     double peak_flop_per_cycle_core;   /* microarch.conf: pipes x lanes x 2 */
     int cores_used;
-    char note[256];                 /* why theoretical is null, else "" */
+    char note[256];                 /* why theoretical is null, else ""; a
+                                       GPU's DRAM: both theoretical figures */
 } kb_ceiling;
 
 /* One point of the working-set sweep. */
@@ -63,7 +64,18 @@ typedef struct {
     bool have_cpu_id;       /* cpu_id below was recorded (kind "cpu") */
     kb_cpu_id cpu_id;
     char topology_source[16];  /* "hwloc" or "sysfs" */
-    double cache_bytes[3];  /* L1d, L2, L3 */
+    double cache_bytes[3];  /* L1d, L2, L3 (a GPU: L2 only) */
+    /* A GPU's identity (kind "cuda", "hip"; kb_gpu_props), when have_gpu */
+    bool have_gpu;
+    int index;              /* among the visible devices */
+    char uuid[48];
+    char pci_bus_id[32];
+    char arch[32];          /* "sm_90", "gfx90a" */
+    int sm_count;           /* SMs or CUs */
+    double clock_ghz;       /* peak SM clock the device reports */
+    double memory_bytes;
+    int ecc;                /* 1 on, 0 off, -1 unknown */
+    char driver[32];        /* driver version, "13.0" */
     int nceilings;
     kb_ceiling ceilings[KB_MAX_CEILINGS];
     int nsweep;

@@ -89,6 +89,8 @@ static void add_ceiling(cJSON *arr, const kb_ceiling *c)
         cJSON_AddNullToObject(o, "theoretical");
     if (c->kind == KB_CEIL_MEMORY) {
         cJSON_AddBoolToObject(o, "stream_rule", c->stream_rule);
+        if (c->note[0])
+            cJSON_AddStringToObject(o, "note", c->note);
         return;
     }
     add_positive(o, "clock_ghz", c->clock_ghz);
@@ -97,6 +99,23 @@ static void add_ceiling(cJSON *arr, const kb_ceiling *c)
     add_positive(o, "cores_used", c->cores_used);
     if (c->note[0])
         cJSON_AddStringToObject(o, "note", c->note);
+}
+
+/* A GPU's identity, beside kind and model (results/CEILINGS.md). */
+static void add_gpu_identity(cJSON *o, const kb_device *d)
+{
+    cJSON_AddNumberToObject(o, "index", d->index);
+    cJSON_AddStringToObject(o, "uuid", d->uuid);
+    cJSON_AddStringToObject(o, "pci_bus_id", d->pci_bus_id);
+    cJSON_AddStringToObject(o, "arch", d->arch);
+    add_positive(o, "sm_count", d->sm_count);
+    add_positive(o, "clock_ghz", d->clock_ghz);
+    add_positive(o, "memory_bytes", d->memory_bytes);
+    if (d->ecc < 0)
+        cJSON_AddNullToObject(o, "ecc");
+    else
+        cJSON_AddBoolToObject(o, "ecc", d->ecc);
+    cJSON_AddStringToObject(o, "driver", d->driver);
 }
 
 static void add_device(cJSON *arr, const kb_device *d)
@@ -114,6 +133,8 @@ static void add_device(cJSON *arr, const kb_device *d)
     cJSON_AddStringToObject(o, "clock_source", d->clock_source);
     if (d->have_cpu_id)
         cJSON_AddItemToObject(o, "cpu_id", kb_cpu_id_to_json(&d->cpu_id));
+    if (d->have_gpu)
+        add_gpu_identity(o, d);
     cJSON *topo = cJSON_AddObjectToObject(o, "topology");
     if (topo) {
         cJSON_AddStringToObject(topo, "source", d->topology_source);
@@ -293,6 +314,36 @@ static int parse_extras(const cJSON *o, kb_device *d, const char *what,
     return 0;
 }
 
+/* The GPU identity fields, all optional: present when "index" is.
+ * Returns 0, or -1 with err naming the field. */
+static int parse_gpu_identity(const cJSON *o, kb_device *d, const char *what,
+                              char *err, size_t errlen)
+{
+    double index, sms;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "index"))
+        return 0;
+    if (get_num(o, "index", true, &index, what, err, errlen) ||
+        get_str(o, "uuid", false, d->uuid, sizeof d->uuid, what, err, errlen) ||
+        get_str(o, "pci_bus_id", false, d->pci_bus_id, sizeof d->pci_bus_id, what, err,
+                errlen) ||
+        get_str(o, "arch", false, d->arch, sizeof d->arch, what, err, errlen) ||
+        get_num(o, "sm_count", false, &sms, what, err, errlen) ||
+        get_num(o, "clock_ghz", false, &d->clock_ghz, what, err, errlen) ||
+        get_num(o, "memory_bytes", false, &d->memory_bytes, what, err, errlen) ||
+        get_str(o, "driver", false, d->driver, sizeof d->driver, what, err, errlen))
+        return -1;
+    const cJSON *ecc = cJSON_GetObjectItemCaseSensitive(o, "ecc");
+    if (ecc && !cJSON_IsBool(ecc) && !cJSON_IsNull(ecc)) {
+        snprintf(err, errlen, "%s: \"ecc\" is not true, false or null", what);
+        return -1;
+    }
+    d->have_gpu = true;
+    d->index = (int)fmin(index, 1 << 20);
+    d->sm_count = (int)fmin(sms, 1 << 20);
+    d->ecc = cJSON_IsBool(ecc) ? cJSON_IsTrue(ecc) : -1;
+    return 0;
+}
+
 static int parse_device(const cJSON *o, kb_device *d, int index, char *err,
                         size_t errlen)
 {
@@ -311,7 +362,8 @@ static int parse_device(const cJSON *o, kb_device *d, int index, char *err,
         get_str(o, "affinity", false, d->affinity, sizeof d->affinity, what, err, errlen) ||
         get_str(o, "clock_source", false, d->clock_source, sizeof d->clock_source,
                 what, err, errlen) ||
-        parse_extras(o, d, what, err, errlen))
+        parse_extras(o, d, what, err, errlen) ||
+        parse_gpu_identity(o, d, what, err, errlen))
         return -1;
     d->cores = (int)fmin(cores, 1 << 20);
     d->threads = (int)fmin(threads, 1 << 20);

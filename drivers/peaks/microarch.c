@@ -1,9 +1,9 @@
 /* microarch.c - the microarchitecture table (microarch.conf: FMA pipes x
  * datapath bits per precision, keyed by vendor, family, model, stepping
  * and model-name glob) and the FLOP per cycle it gives. */
+#include "drivers/peaks/conf_rows.h"
 #include "drivers/peaks/cpu_id.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,27 +71,19 @@ static bool in_range(int v, long lo, long hi)
     return lo < 0 ? true : v >= lo && v <= hi;
 }
 
-/* The model name with every blank written as '_', as the table's globs
- * spell it. */
-static void glob_name(const char *name, char *dst, size_t len)
-{
-    snprintf(dst, len, "%s", name);
-    for (char *c = dst; *c; c++)
-        if (*c == ' ' || *c == '\t')
-            *c = '_';
-}
+enum { NCOLS = 6 + KB_PRECISIONS };
 
-/* One table row, split in place.  Returns 1 when it matches id (with
- * *out filled), 0 when it does not, -1 when malformed (why set). */
-static int match_row(char *line, const kb_cpu_id *id, const char *where,
-                     kb_microarch *out, char *why, size_t len)
+typedef struct {
+    const kb_cpu_id *id;
+    kb_microarch *out;
+} lookup;
+
+/* One table row (a kb_conf_row_fn).  Returns 1 when it matches the CPU
+ * (with *out filled), 0 when it does not, -1 when malformed (why set). */
+static int match_row(char **col, int n, const char *where, void *ctx,
+                     char *why, size_t len)
 {
-    enum { NCOLS = 6 + KB_PRECISIONS };
-    char *col[NCOLS + 1], *save = NULL;
-    int n = 0;
-    for (char *t = strtok_r(line, " \t\n", &save); t && n <= NCOLS;
-         t = strtok_r(NULL, " \t\n", &save))
-        col[n++] = t;
+    const kb_cpu_id *id = ((lookup *)ctx)->id;
     long flo, fhi, mlo, mhi, slo, shi;
     if (n != NCOLS || parse_range(col[1], &flo, &fhi) || parse_range(col[2], &mlo, &mhi) ||
         parse_range(col[3], &slo, &shi)) {
@@ -108,33 +100,20 @@ static int match_row(char *line, const kb_cpu_id *id, const char *where,
             return -1;
         }
     char name[sizeof id->model_name];
-    glob_name(id->model_name, name, sizeof name);
+    kb_conf_glob_name(id->model_name, name, sizeof name);
     if (strcmp(col[0], id->vendor) != 0 || !in_range(id->family, flo, fhi) ||
         !in_range(id->model, mlo, mhi) || !in_range(id->stepping, slo, shi) ||
         fnmatch(col[4], name, 0) != 0)
         return 0;
-    *out = m;
+    *((lookup *)ctx)->out = m;
     return 1;
 }
 
 int kb_microarch_lookup(const char *path, const kb_cpu_id *id,
                         kb_microarch *out, char *why, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char line[512], where[4200];
-    int rc = 0;
-    for (int lineno = 1; rc == 0 && fgets(line, sizeof line, f); lineno++) {
-        char *s = line + strspn(line, " \t");
-        if (*s == '#' || *s == '\n' || *s == '\0')
-            continue;
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
-        rc = match_row(s, id, where, out, why, len);
-    }
-    fclose(f);
+    lookup ctx = {id, out};
+    int rc = kb_conf_rows(path, NCOLS, match_row, &ctx, why, len);
     if (rc == 0)
         snprintf(why, len, "no microarchitecture entry for %s family 0x%x model 0x%x "
                  "stepping %d (\"%s\") in %s", id->vendor, (unsigned)id->family,

@@ -1,6 +1,7 @@
 /* peaks.h - `kbench peaks`: measures the machine's ceilings (FMA peaks per
- * precision, cache and DRAM bandwidth) and the parts it is built from:
- * topology, the clock during the FMA runs, FMA kernels, bandwidth kernels, plateaus. */
+ * precision, cache and DRAM bandwidth; the same for each GPU) and the parts
+ * it is built from: topology, the clock during the FMA runs, FMA kernels,
+ * bandwidth kernels, plateaus, the GPU architecture table and GPU runs. */
 #ifndef KB_PEAKS_H
 #define KB_PEAKS_H
 
@@ -8,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* The verb (peaks_cmd.c).  argv[0] is "peaks"; returns an exit code of
  * drivers/commands.h. */
@@ -152,5 +154,49 @@ void kb_detect_plateaus(const kb_sweep_point *pts, int n, const double caps[3],
 
 /* "L1", "L2", "L3", "DRAM" for level 0..3. */
 const char *kb_mem_level_name(int level);
+
+/* ---- gpu_arch.c ------------------------------------------------------- */
+
+/* The row of gpu_arch.conf that matched a GPU.  Lanes are FMA per SM (CU)
+ * per clock, indexed by kb_precision_index; 0: the table gives none. */
+#define KB_GPU_ON_FMA (-1)      /* mma: the vendor GEMM runs on the FMA units */
+typedef struct {
+    char arch[32];              /* "sm_90" */
+    char name[32];              /* "hopper" */
+    int fma_lanes[KB_PRECISIONS];   /* vector units (CUDA cores) */
+    int mma_lanes[KB_PRECISIONS];   /* matrix units, or KB_GPU_ON_FMA */
+    double dram_gbps;           /* datasheet bandwidth; 0: none */
+} kb_gpu_arch;
+
+/* Match arch ("sm_90", "gfx90a") and the device's name against the table
+ * at path (format: gpu_arch.conf's header).  Returns 1 with *out filled
+ * from the first matching row, 0 when none matches (why: "sm_xx not in
+ * gpu_arch.conf (path ...)"), or -1 when the file cannot be read or a row
+ * is malformed (why names path:line). */
+int kb_gpu_arch_lookup(const char *path, const char *arch, const char *device,
+                       kb_gpu_arch *out, char *why, size_t len);
+
+/* Theoretical GFLOP/s of a precision on the vector units (matrix false)
+ * or the matrix units: sms x lanes x 2 x clock_ghz.  Returns 0 with why
+ * when there is no figure (unknown precision, "-" in the table, no SM
+ * count or clock). */
+double kb_gpu_arch_peak(const kb_gpu_arch *a, bool matrix, const char *precision,
+                        int sms, double clock_ghz, char *why, size_t len);
+
+/* ---- gpu_peaks.c ------------------------------------------------------ */
+
+/* fp64 elements per device-memory array: 2^28 (2 GiB), or more where
+ * 4 x the L2 is larger (the sizing rule); --quick: 2^20, not under the
+ * rule.  Pure function; cannot fail. */
+size_t kb_gpu_stream_elements(double l2_bytes, bool quick);
+
+/* Measure every visible GPU of every runtime built in and append one
+ * device entry each to c: device-memory bandwidth, FMA peaks, the vendor
+ * GEMM's best large shape per precision, and the theoretical figures.
+ * Prints a line for each runtime without a device ("no CUDA device (...):
+ * GPU ceilings skipped") and each vendor library not built, and the pass
+ * times of the bandwidth kernels, on out; failures on stderr.  Returns 0,
+ * or -1 when some measurement failed (the others are kept). */
+int kb_gpu_peaks(kb_ceilings *c, bool quick, FILE *out);
 
 #endif

@@ -36,24 +36,33 @@ typedef struct {
     const char *out;
     int threads;
     peaks_effort effort;
+    bool cpu, gpu;             /* --gpu-only, --no-gpu */
 } peaks_opts;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kbench peaks [--out FILE] [--threads N] [--quick]\n"
+        "usage: kbench peaks [--out FILE] [--threads N] [--quick] [--no-gpu | --gpu-only]\n"
         "Measure this machine's ceilings: FMA peak per precision (fp64, fp32,\n"
         "bf16/fp16 where the ISA has them), the L1/L2/L3/DRAM bandwidth plateaus\n"
         "of a working-set sweep and STREAM-rule DRAM bandwidth (copy, scale, add,\n"
         "triad, read).  The theoretical FMA peak is cores x FMA pipes x lanes x 2\n"
         "x the clock measured during the FMA run, with pipes and datapath width\n"
         "from share/kbench/peaks/microarch.conf; a CPU it does not list gets no\n"
-        "theoretical figure.  Prints a table; --out writes the ceilings file\n"
-        "(schema " KB_CEILINGS_SCHEMA ", see results/CEILINGS.md).\n"
+        "theoretical figure.  Then each visible GPU of each runtime built in:\n"
+        "device-memory bandwidth (BabelStream's copy, mul, add, triad, dot over\n"
+        "fp64 arrays of 2^28 elements), the FMA peak per precision, the vendor\n"
+        "GEMM's best large shape per precision (cublas, rocblas), theoretical\n"
+        "figures from the device and share/kbench/peaks/gpu_arch.conf.  No GPU\n"
+        "is not an error: it says so and skips them.  Prints a table; --out\n"
+        "writes the ceilings file (schema " KB_CEILINGS_SCHEMA ", see\n"
+        "results/CEILINGS.md).\n"
         "  --out FILE     write the ceilings as JSON to FILE\n"
         "  --threads N    threads to use (default: OpenMP's, usually all CPUs)\n"
         "  --quick        small sizes and short timings (seconds; tests), not\n"
-        "                 STREAM-rule sized\n"
+        "                 STREAM-rule sized (GPU: 2^20 elements, GEMM 1024^3)\n"
+        "  --no-gpu       the CPU only\n"
+        "  --gpu-only     the GPUs only\n"
         "Exit codes: 0 measured, 2 usage error, 3 measurement or write failed\n"
         "(kbench --help lists them all).\n");
 }
@@ -77,7 +86,7 @@ static int parse_count(const char *opt, const char *s, int max, int *out)
 /* Returns 0 to run, 1 after --help, or -1 after a usage message. */
 static int parse_opts(int argc, char **argv, peaks_opts *o)
 {
-    *o = (peaks_opts){NULL, omp_get_max_threads(), effort_default};
+    *o = (peaks_opts){NULL, omp_get_max_threads(), effort_default, true, true};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -85,6 +94,16 @@ static int parse_opts(int argc, char **argv, peaks_opts *o)
             return 1;
         } else if (strcmp(a, "--quick") == 0) {
             o->effort = effort_quick;
+        } else if (strcmp(a, "--no-gpu") == 0 || strcmp(a, "--gpu-only") == 0) {
+            bool only = strcmp(a, "--gpu-only") == 0;
+            if (!(only ? o->gpu : o->cpu)) {
+                fprintf(stderr, "kbench peaks: --no-gpu and --gpu-only exclude each other\n");
+                return -1;
+            }
+            if (only)
+                o->cpu = false;
+            else
+                o->gpu = false;
         } else if (strcmp(a, "--out") == 0 && v) {
             o->out = argv[++i];
         } else if (strcmp(a, "--threads") == 0) {
@@ -250,19 +269,13 @@ static void print_identity(FILE *f, const kb_cpu_id *id)
     fprintf(f, "kernel %s, governor %s\n", id->kernel, id->governor);
 }
 
-static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
+/* One row per ceiling, then the notes (why a theoretical figure is
+ * missing; for a GPU's DRAM, both theoretical figures). */
+static void print_ceilings(FILE *f, const kb_device *d)
 {
-    fprintf(f, "kbench peaks on %s (%s), %s\n", c->host, d->model, c->date);
-    print_identity(f, &d->cpu_id);
-    fprintf(f, "%d cores, %d threads pinned to %s, clock measured during each FMA run "
-            "(%s)\ncaches (%s, totals): L1d ", d->cores, d->threads, d->affinity,
-            d->clock_source, d->topology_source);
-    for (int l = 0; l < 3; l++) {
-        print_bytes(f, d->cache_bytes[l]);
-        fprintf(f, "%s", l < 2 ? (l ? ", L3 " : ", L2 ") : "\n\n");
-    }
     fprintf(f, "%-8s %-6s %-16s %14s %14s %7s %6s %15s\n", "kind", "level", "kernel",
-            "measured", "theoretical", "% theo", "GHz", "FLOP/cycle/core");
+            "measured", "theoretical", "% theo", "GHz", d->have_gpu ? "FLOP/cycle/SM"
+                                                                   : "FLOP/cycle/core");
     for (int i = 0; i < d->nceilings; i++) {
         const kb_ceiling *e = &d->ceilings[i];
         bool compute = e->kind == KB_CEIL_COMPUTE;
@@ -281,9 +294,47 @@ static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
             fprintf(f, "%-5s", "-");
         fprintf(f, "\n");
     }
-    for (int i = 0; i < d->nceilings; i++)
-        if (d->ceilings[i].note[0])
-            fprintf(f, "no theoretical %s: %s\n", d->ceilings[i].level, d->ceilings[i].note);
+    bool said_dram = false;   /* a GPU's DRAM rows share one note */
+    for (int i = 0; i < d->nceilings; i++) {
+        const kb_ceiling *e = &d->ceilings[i];
+        if (!e->note[0] || (e->kind == KB_CEIL_MEMORY && said_dram))
+            continue;
+        if (e->kind == KB_CEIL_MEMORY) {
+            said_dram = true;
+            fprintf(f, "theoretical %s: %s\n", e->level, e->note);
+        } else {
+            fprintf(f, "no theoretical %s (%s): %s\n", e->level, e->kernel, e->note);
+        }
+    }
+}
+
+/* A GPU's identity, its ceilings, how they were counted. */
+static void print_gpu(FILE *f, const kb_device *d)
+{
+    fprintf(f, "\n%s device %d: %s, %s, %d SMs at %.3f GHz (peak, device attribute), "
+            "%.1f GiB, L2 %.0f MiB, ECC %s, driver %s\nuuid %s, PCI %s\n\n", d->kind,
+            d->index, d->model, d->arch, d->sm_count, d->clock_ghz,
+            d->memory_bytes / 1073741824.0, d->cache_bytes[1] / 1048576.0,
+            d->ecc < 0 ? "unknown" : d->ecc ? "on" : "off", d->driver[0] ? d->driver : "?",
+            d->uuid, d->pci_bus_id);
+    print_ceilings(f, d);
+    fprintf(f, "\nBytes counted as BabelStream does (copy/mul 2, add/triad 3, dot 2 arrays); "
+            "theoretical compute = SMs x lanes per SM per clock (gpu_arch.conf) x 2 x the "
+            "peak clock.\n");
+}
+
+static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
+{
+    fprintf(f, "kbench peaks on %s (%s), %s\n", c->host, d->model, c->date);
+    print_identity(f, &d->cpu_id);
+    fprintf(f, "%d cores, %d threads pinned to %s, clock measured during each FMA run "
+            "(%s)\ncaches (%s, totals): L1d ", d->cores, d->threads, d->affinity,
+            d->clock_source, d->topology_source);
+    for (int l = 0; l < 3; l++) {
+        print_bytes(f, d->cache_bytes[l]);
+        fprintf(f, "%s", l < 2 ? (l ? ", L3 " : ", L2 ") : "\n\n");
+    }
+    print_ceilings(f, d);
     fprintf(f, "\nBytes counted as STREAM does (copy/scale 2, add/triad 3, read 1 word; "
             "write-allocate traffic not counted); sweep-update 2 words.\n");
 }
@@ -301,22 +352,41 @@ int kb_cmd_peaks(int argc, char **argv)
         fprintf(stderr, "kbench peaks: out of memory\n");
         return KB_EXIT_RUNTIME;
     }
-    if (kb_topology_detect(&topo, err, sizeof err)) {
+    if (o.cpu && kb_topology_detect(&topo, err, sizeof err)) {
         fprintf(stderr, "kbench peaks: %s\n", err);
         free(c);
         return KB_EXIT_RUNTIME;
     }
     fill_header(c);
-    kb_device *d = &c->devices[c->ndevices++];
-    fill_device(d, &topo, &o);
     rc = KB_EXIT_OK;
-    if (add_compute(d, &o) || add_stream(d, &o) || add_sweep(d, &o))
-        rc = KB_EXIT_RUNTIME;
-    print_table(stdout, c, d);
-    if (rc == KB_EXIT_OK && o.out && kb_ceilings_save(c, o.out, err, sizeof err)) {
+    if (o.cpu) {
+        kb_device *d = &c->devices[c->ndevices++];
+        fill_device(d, &topo, &o);
+        if (add_compute(d, &o) || add_stream(d, &o) || add_sweep(d, &o))
+            rc = KB_EXIT_RUNTIME;
+        print_table(stdout, c, d);
+    } else {
+        printf("kbench peaks on %s, %s: GPUs only (--gpu-only)\n", c->host, c->date);
+    }
+    /* A failed GPU measurement keeps the file: the GPUs' other ceilings
+     * and the CPU's are still good (the exit code says it failed). */
+    bool gpu_failed = false;
+    int first_gpu = c->ndevices;
+    if (o.gpu) {
+        printf("\n");
+        gpu_failed = kb_gpu_peaks(c, o.effort.quick, stdout) != 0;
+        for (int i = first_gpu; i < c->ndevices; i++)
+            print_gpu(stdout, &c->devices[i]);
+    }
+    if (c->ndevices == 0) {
+        /* --gpu-only without a GPU: nothing measured is not a failure,
+         * but there is no ceilings file to write */
+        if (o.out)
+            fprintf(stderr, "kbench peaks: no device measured: %s not written\n", o.out);
+    } else if (rc == KB_EXIT_OK && o.out && kb_ceilings_save(c, o.out, err, sizeof err)) {
         fprintf(stderr, "kbench peaks: %s\n", err);
         rc = KB_EXIT_RUNTIME;
     }
     free(c);
-    return rc;
+    return gpu_failed ? KB_EXIT_RUNTIME : rc;
 }

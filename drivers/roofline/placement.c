@@ -44,6 +44,27 @@ const char *kb_roofline_level(const kb_device *d, double bytes)
     return "DRAM";
 }
 
+const kb_device *kb_roofline_device(const kb_ceilings *c, const char *kind,
+                                    const char *id)
+{
+    if (!kind)
+        kind = "cpu";
+    for (int i = 0; id && id[0] && i < c->ndevices; i++)
+        if (strcmp(c->devices[i].kind, kind) == 0 &&
+            strcmp(c->devices[i].uuid, id) == 0)
+            return &c->devices[i];
+    return kb_ceilings_device(c, kind);
+}
+
+void kb_roofline_no_device(const char *kind, const char *id, char *err,
+                           size_t errlen)
+{
+    bool known = id && id[0];
+    snprintf(err, errlen, "no ceilings for %s%s device%s%s: run kbench peaks "
+             "on that machine", known ? "" : "a ", kind ? kind : "cpu",
+             known ? " " : "", known ? id : "");
+}
+
 int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
                       kb_placement *out, char *err, size_t errlen)
 {
@@ -59,11 +80,12 @@ int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
         snprintf(err, errlen, "flops (%g) and bytes (%g) must be > 0", q->flops, q->bytes);
         return -1;
     }
-    const kb_device *d = kb_ceilings_device(c, kind);
+    const kb_device *d = kb_roofline_device(c, kind, q->device_id);
     if (!d) {
-        snprintf(err, errlen, "the ceilings have no \"%s\" device", kind);
+        kb_roofline_no_device(kind, q->device_id, err, errlen);
         return -1;
     }
+    out->device = d;
     if (strcmp(level, "auto") == 0)
         level = kb_roofline_level(d, q->bytes);
     out->compute = kb_device_best(d, KB_CEIL_COMPUTE, prec);

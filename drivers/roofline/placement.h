@@ -28,6 +28,8 @@ typedef struct {
                              that holds the working set (kb_roofline_level) */
     double flops, bytes;  /* per execution, as results/COUNTING.md counts */
     double gflops;        /* achieved */
+    const char *device_id;   /* the GPU it ran on (its describe()'s
+                                "device_uuid"); NULL or "": not known */
 } kb_roofline_case;
 
 typedef struct {
@@ -38,7 +40,8 @@ typedef struct {
     double pct;           /* 100 x achieved / attainable */
     kb_bound bound;
     bool above_roof;      /* achieved > attainable x (1 + KB_ROOF_MARGIN) */
-    const kb_ceiling *compute, *memory;   /* into the kb_ceilings used */
+    const kb_device *device;              /* into the kb_ceilings used */
+    const kb_ceiling *compute, *memory;   /* of that device */
 } kb_placement;
 
 /* The precision name of the ceilings ("fp32", ...) for a result dtype
@@ -46,11 +49,26 @@ typedef struct {
  * roof), or NULL when it is not one kbench knows. */
 const char *kb_roofline_precision(const char *dtype);
 
-/* Place one case.  Uses the device of q->device's kind, its compute
- * ceiling for the precision and its best memory ceiling of the level.
- * Returns 0, or -1 with err saying what is missing (no such device, no
- * ceiling for the precision or level, flops or bytes not > 0, unknown
- * dtype); no ceiling is ever invented. */
+/* The ceilings device of a case that ran on a device of `kind` (NULL:
+ * "cpu") identified by id (a GPU's uuid; NULL or "": unknown): the device
+ * of that kind whose uuid is id, else the first of that kind (a GPU of
+ * the same kind measured elsewhere: callers that show the placement say
+ * so when the uuids differ); NULL when c has no device of that kind. */
+const kb_device *kb_roofline_device(const kb_ceilings *c, const char *kind,
+                                    const char *id);
+
+/* Why kb_roofline_device found nothing, into err: "no ceilings for cuda
+ * device GPU-...: run kbench peaks on that machine". */
+void kb_roofline_no_device(const char *kind, const char *id, char *err,
+                           size_t errlen);
+
+/* Place one case.  Uses the device kb_roofline_device picks for
+ * q->device and q->device_id, its compute ceiling for the precision and
+ * its best memory ceiling of the level.  Returns 0, or -1 with err saying
+ * what is missing (no device of the kind: "no ceilings for cuda device
+ * GPU-...: run kbench peaks on that machine"; no ceiling for the
+ * precision or level; flops or bytes not > 0; unknown dtype); no ceiling
+ * is ever invented. */
 int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
                       kb_placement *out, char *err, size_t errlen);
 

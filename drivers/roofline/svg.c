@@ -323,9 +323,12 @@ int kb_svg_write(FILE *f, const kb_svg_chart *c, const kb_svg_point *pts, int n)
     for (int s = 0; s < c->nseries; s++)
         if (c->devices[s] && (s == 0 || c->devices[s] != c->devices[0]))
             ceilings(f, &fr, c->devices[s], s == 0 ? "none" : "6 4");
-    if (c->nseries == 0 || !c->devices[0])
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"14\" fill=\"#a00\">No ceilings "
-                "file given: no roofs drawn</text>\n", LEFT + 10, TOP + 22);
+    if (!c->devices[0] && (c->nseries < 2 || !c->devices[1])) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"14\" fill=\"#a00\">",
+                LEFT + 10, TOP + 22);
+        kb_xml_escape(f, c->no_roofs ? c->no_roofs : "No ceilings: no roofs drawn");
+        fprintf(f, "</text>\n");
+    }
     int drawn = points(f, &fr, pts, n);
     legend(f, &fr, c, any_above);
     fprintf(f, "</svg>\n");

@@ -30,6 +30,7 @@ typedef struct {
     /* ceilings drawn per series (NULL: none); series 1's dashed when it
      * differs from series 0's */
     const kb_device *devices[KB_SVG_MAX_SERIES];
+    const char *no_roofs;     /* shown when devices[0] is NULL: why */
 } kb_svg_chart;
 
 /* Write the chart to f.  Each point is one element of class "point" (the

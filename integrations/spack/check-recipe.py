@@ -5,19 +5,22 @@
 
 Imports RECIPE with the stand-in Spack modules in stub/ and checks, against
 the CMake files under SOURCE-DIR:
-- every backend switch CMake declares (option() or a CACHE variable named
-  KB_WITH_* or KBENCH_*) is some variant's entry in BACKEND_OPTIONS, and
-  every variant has one;
-- a variant is PENDING exactly when its option is missing from CMake, and a
-  pending variant is refused by a conflicts() directive;
-- cmake_args() passes each existing option ON for +variant and OFF for
-  ~variant, and KB_NATIVE OFF; every backend variant has a dependency;
+- every switch CMake declares (option() or a CACHE variable named KB_WITH_*
+  or KBENCH_*) is set by some variant: a backend variant's entry in
+  BACKEND_OPTIONS, or a GPU target variant's (cuda_arch, amdgpu_target) in
+  TARGET_OPTIONS; every variant, the mixins' (CudaPackage, ROCmPackage)
+  included, is one of them, and every option they name exists;
+- cmake_args() passes each backend option ON for +variant and OFF for
+  ~variant, each target list with its backend variant on and not without
+  it, and KB_NATIVE OFF; every backend variant has a dependency and names
+  the backends it must build (BACKENDS);
 - the share/kbench directories the recipe's sanity check expects are the
   kb_data() directories CMake installs.
 --install BUILD-DIR also installs that build (cmake --install) into a
 temporary prefix, checks every sanity path there and runs the recipe's
-after-install backend check on it, which must pass, and fail for a
-backend that was not built.
+after-install backend check on it, with each variant on whose backends
+the build has (printed), which must pass, and fail for a backend that was
+not built.
 Prints one line per failed check; exit 0 when all hold, 1 otherwise.
 """
 import argparse
@@ -98,27 +101,30 @@ def package_class(module):
 
 
 def check_variants(module, directives, switches):
-    options, pending = module.BACKEND_OPTIONS, module.PENDING
+    options, targets = module.BACKEND_OPTIONS, module.TARGET_OPTIONS
     variants = {a[0] for d, a, _ in directives if d == "variant"}
-    for v in ("openblas", "onednn", "cuda", "rocm"):
+    for v in ("openblas", "onednn", "cuda", "rocm", "cuda_arch",
+              "amdgpu_target"):
         expect(v in variants, f"no variant {v!r}")
-    for v in sorted(variants - set(options)):
-        expect(False, f"variant {v!r} sets no CMake option (BACKEND_OPTIONS)")
-    for v in sorted(set(options) - variants):
-        expect(False, f"BACKEND_OPTIONS names {v!r}, which is no variant")
+    for v in sorted(variants - set(options) - set(targets)):
+        expect(False, f"variant {v!r} sets no CMake option "
+               "(BACKEND_OPTIONS, TARGET_OPTIONS)")
+    for v in sorted((set(options) | set(targets)) - variants):
+        expect(False, f"{v!r} is mapped to a CMake option but is no variant")
     by_option = {opt: v for v, opt in options.items()}
+    by_option.update({opt: v for v, (_, opt) in targets.items()})
     for opt, where in sorted(switches.items()):
         expect(opt in by_option, f"CMake option {opt} ({where}) has no variant")
-    conflicted = {a[0] for d, a, _ in directives if d == "conflicts"}
-    for v, opt in sorted(options.items()):
-        if v in pending:
-            expect(opt not in switches, f"variant {v!r} is PENDING but "
-                   f"CMake now declares {opt} ({switches.get(opt)}): map it")
-            expect(f"+{v}" in conflicted,
-                   f"pending variant {v!r} is not refused by conflicts()")
-        else:
-            expect(opt in switches, f"variant {v!r} sets {opt}, which no "
-                   "CMake file declares")
+    for opt, v in sorted(by_option.items()):
+        # CMAKE_* are CMake's own (CMAKE_CUDA_ARCHITECTURES)
+        expect(opt in switches or opt.startswith("CMAKE_"),
+               f"variant {v!r} sets {opt}, which no CMake file declares")
+    for v, (backend, _) in sorted(targets.items()):
+        expect(backend in options,
+               f"target variant {v!r} serves {backend!r}, no backend variant")
+    expect(set(module.BACKENDS) == set(options),
+           f"BACKENDS names {sorted(module.BACKENDS)}, the backend variants "
+           f"are {sorted(options)}")
     needs = {kw.get("when") for d, _, kw in directives if d == "depends_on"}
     for v in sorted(options):
         expect(f"+{v}" in needs, f"variant {v!r} has no depends_on(when='+{v}')")
@@ -126,10 +132,10 @@ def check_variants(module, directives, switches):
 
 def check_cmake_args(module):
     cls = package_class(module)
-    live = [v for v in module.BACKEND_OPTIONS if v not in module.PENDING]
+    targets = module.TARGET_OPTIONS
     for on in (True, False):
-        spec = Spec({v: on if v in live else False
-                     for v in module.BACKEND_OPTIONS})
+        spec = Spec(dict({v: on for v in module.BACKEND_OPTIONS},
+                         cuda_arch=("80", "90"), amdgpu_target=("gfx90a",)))
         try:
             args = cls(spec).cmake_args()
         except KeyError as e:
@@ -137,11 +143,16 @@ def check_cmake_args(module):
             continue
         expect("-DKB_NATIVE:BOOL=OFF" in args, "cmake_args() leaves KB_NATIVE on")
         state = "ON" if on else "OFF"
-        for v in live:
-            opt = module.BACKEND_OPTIONS[v]
+        for v, opt in module.BACKEND_OPTIONS.items():
             expect(f"-D{opt}:BOOL={state}" in args,
                    f"cmake_args() for {'+' if on else '~'}{v} lacks "
                    f"-D{opt}:BOOL={state}: {args}")
+        for v, (backend, opt) in targets.items():
+            given = [a for a in args if a.startswith(f"-D{opt}:")]
+            want = [f"-D{opt}:STRING={';'.join(spec.variants[v])}"] if on else []
+            expect(given == want, f"cmake_args() for "
+                   f"{'+' if on else '~'}{backend} passes {given} for {v}, "
+                   f"expected {want}")
 
 
 def check_data_dirs(module, data_dirs):
@@ -166,20 +177,27 @@ def check_install(module, build_dir):
             path = os.path.join(prefix, rel)
             expect(os.path.isdir(path) and os.listdir(path),
                    f"installed prefix lacks the directory {rel} or it is empty")
-        live = {v: v not in module.PENDING for v in module.BACKEND_OPTIONS}
+        listing = subprocess.run(
+            [os.path.join(prefix, "bin", "kbench"), "list", "backends"],
+            check=True, text=True, stdout=subprocess.PIPE).stdout
+        built = {line.split()[0] for line in listing.splitlines()
+                 if line and not line[0].isspace()}
+        live = {v: set(names) <= built for v, names in module.BACKENDS.items()}
+        print("check-recipe: install check with "
+              + " ".join(("+" if on else "~") + v for v, on in live.items()))
         try:
             cls(Spec(live), prefix).check_backends()
         except module.InstallError as e:
             expect(False, f"check_backends() on {build_dir}'s install: {e}")
         # and it catches a backend that was asked for but not built
-        module.BACKEND_OPTIONS["nosuch"] = "KB_WITH_NOSUCH"
+        module.BACKENDS["nosuch"] = ("nosuch",)
         try:
             cls(Spec(dict(live, nosuch=True)), prefix).check_backends()
             expect(False, "check_backends() passed a backend not built")
         except module.InstallError as e:
             expect("nosuch" in str(e), f"check_backends() said {e}")
         finally:
-            del module.BACKEND_OPTIONS["nosuch"]
+            del module.BACKENDS["nosuch"]
 
 
 def main():
@@ -199,9 +217,9 @@ def main():
     for f in failures:
         print(f"check-recipe: FAIL {f}")
     print(f"check-recipe: {args.recipe}: BACKEND_OPTIONS "
-          f"{sorted(module.BACKEND_OPTIONS)}, CMake options "
-          f"{sorted(switches)}, pending {sorted(module.PENDING)}: "
-          f"{len(failures)} failure(s)"
+          f"{sorted(module.BACKEND_OPTIONS)}, TARGET_OPTIONS "
+          f"{sorted(module.TARGET_OPTIONS)}, CMake options "
+          f"{sorted(switches)}: {len(failures)} failure(s)"
           + (f", installed {args.install}" if args.install else ""))
     return 1 if failures else 0
 

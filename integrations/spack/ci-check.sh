@@ -6,7 +6,9 @@
 # directories equal to those CMake installs.  With BUILD-DIR (a configured
 # and built kbench) the build is also installed into a temporary prefix and
 # the recipe's sanity paths and backend check run on it.  Each check is also
-# shown to fail on a broken recipe or a CMake that has moved on.
+# shown to fail on a broken recipe (a renamed variant, an unmapped GPU
+# target list) or a CMake that has moved on (a new option, a renamed GPU
+# option, a new data directory).
 # Exit 0 when all pass, 1 otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,11 +50,14 @@ cp -r "$tmp/cmake-only" "$tmp/new-option"
 echo 'option(KB_WITH_FOO "a backend without a variant" ON)' \
   >>"$tmp/new-option/backends/CMakeLists.txt"
 refused "KB_WITH_FOO" "$here/package.py" "$tmp/new-option"
-# The GPU backends land: the pending variant must then be mapped.
-cp -r "$tmp/cmake-only" "$tmp/gpu-landed"
-echo 'set(KBENCH_CUDA AUTO CACHE STRING "CUDA backends: AUTO, ON or OFF")' \
-  >>"$tmp/gpu-landed/backends/CMakeLists.txt"
-refused "KBENCH_CUDA" "$here/package.py" "$tmp/gpu-landed"
+# A GPU target list left unmapped (amdgpu_target's KBENCH_HIP_ARCHITECTURES).
+grep -v '"amdgpu_target": ' "$here/package.py" >"$tmp/untargeted.py"
+refused "KBENCH_HIP_ARCHITECTURES" "$tmp/untargeted.py" "$src"
+# A GPU variant whose CMake option is gone (KBENCH_HIP renamed in CMake).
+cp -r "$tmp/cmake-only" "$tmp/hip-renamed"
+sed -i 's/KBENCH_HIP\b/KBENCH_ROCM/g' "$tmp/hip-renamed/cmake/KbGpu.cmake"
+refused "KBENCH_HIP, which no CMake file declares" "$here/package.py" \
+  "$tmp/hip-renamed"
 # A data directory the recipe's sanity check does not know.
 cp -r "$tmp/cmake-only" "$tmp/new-data"
 echo 'kb_data(bands results/bands.jsonl)' >>"$tmp/new-data/CMakeLists.txt"

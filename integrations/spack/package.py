@@ -1,5 +1,5 @@
 # integrations/spack/package.py - Spack (1.x) recipe for kbench: one variant
-# per backend, mapped to kbench's CMake switches.
+# per backend switch and per GPU target list, mapped to kbench's CMake.
 #
 # kbench has no public repository yet: put this file in a site package
 # repository as packages/kbench/package.py and build a clone with
@@ -9,42 +9,47 @@
 # CMake options and that the data directories are the ones CMake installs.
 
 from spack_repo.builtin.build_systems.cmake import CMakePackage
+from spack_repo.builtin.build_systems.cuda import CudaPackage
+from spack_repo.builtin.build_systems.rocm import ROCmPackage
 
 from spack.package import *
 
 # variant -> the CMake option it sets, ON for +variant and OFF for ~variant.
 # Every backend is set explicitly: nothing is left to what CMake happens to
-# find on the build host.
+# find on the build host.  `cuda` and `rocm` are CudaPackage's and
+# ROCmPackage's variants.
 BACKEND_OPTIONS = {
     "openblas": "KB_WITH_OPENBLAS",
     "onednn": "KB_WITH_ONEDNN",
     "cuda": "KBENCH_CUDA",
     "rocm": "KBENCH_HIP",
 }
-# Backends whose CMake option does not exist yet (the GPU backends: the
-# names are those their issue proposes).  Asking for one is refused at
-# concretization with the reason, rather than building a CPU-only kbench;
-# when the option lands, drop the variant from here.
-PENDING = {
-    "cuda": "kbench has no CUDA backend yet (CMake option KBENCH_CUDA)",
-    "rocm": "kbench has no HIP/ROCm backend yet (CMake option KBENCH_HIP)",
+# variant -> the backends `kbench list backends` must show for +variant.
+BACKENDS = {
+    "openblas": ("openblas",),
+    "onednn": ("onednn",),
+    "cuda": ("cuda", "cublas", "cudnn"),
+    "rocm": ("hip", "rocblas", "miopen"),
+}
+# The GPU targets: variant -> (the backend variant it serves, the CMake
+# list it sets, with +that variant only).
+TARGET_OPTIONS = {
+    "cuda_arch": ("cuda", "CMAKE_CUDA_ARCHITECTURES"),
+    "amdgpu_target": ("rocm", "KBENCH_HIP_ARCHITECTURES"),
 }
 
 
-class Kbench(CMakePackage):
+class Kbench(CMakePackage, CudaPackage, ROCmPackage):
     """Compute-kernel microbenchmarks (conv2d/3d, GEMM, batchnorm of
-    ResNet-50, CosmoFlow and DeepCAM) on hand-written OpenMP C and vendor
-    libraries, each result validated against a reference."""
+    ResNet-50, CosmoFlow and DeepCAM) on hand-written OpenMP C, CUDA and
+    HIP and on vendor libraries, each result validated against a
+    reference."""
 
     version("main", branch="main")
 
     variant("openblas", default=True, description="OpenBLAS backend (GEMM)")
     variant("onednn", default=True,
             description="oneDNN backends (conv, GEMM, batchnorm)")
-    variant("cuda", default=False,
-            description="CUDA backends (hand-written, cuBLAS, cuDNN)")
-    variant("rocm", default=False,
-            description="HIP backends (hand-written, rocBLAS, MIOpen)")
 
     depends_on("c", type="build")
     depends_on("cmake@3.25:", type="build")
@@ -53,14 +58,16 @@ class Kbench(CMakePackage):
 
     depends_on("openblas", when="+openblas")  # through its openblas.pc
     depends_on("onednn", when="+onednn")      # through its dnnl CMake config
+    # +cuda: cuda, cublas, cudnn (CUDA 13 is what kbench is tested with)
     depends_on("cuda@12:", when="+cuda")
     depends_on("cudnn@9:", when="+cuda")
+    # +rocm: hip, rocblas, miopen
     depends_on("hip", when="+rocm")
     depends_on("rocblas", when="+rocm")
     depends_on("miopen-hip", when="+rocm")
-
-    for _variant, _why in PENDING.items():
-        conflicts(f"+{_variant}", msg=_why)
+    conflicts("cuda_arch=none", when="+cuda",
+              msg="kbench+cuda builds for the GPUs named: set cuda_arch "
+                  "(e.g. cuda_arch=90 for H100/H200)")
 
     # `cmake --install` puts the program in bin/ and every data file
     # declared with kb_data() under share/kbench/<subdir>/, where the
@@ -74,7 +81,9 @@ class Kbench(CMakePackage):
         # -march=native would compile for whichever host built it.
         args = [self.define("KB_NATIVE", False)]
         for variant, option in BACKEND_OPTIONS.items():
-            if variant not in PENDING:
+            args.append(self.define_from_variant(option, variant))
+        for variant, (backend, option) in TARGET_OPTIONS.items():
+            if self.spec.satisfies(f"+{backend}"):
                 args.append(self.define_from_variant(option, variant))
         return args
 
@@ -88,8 +97,8 @@ class Kbench(CMakePackage):
         listing = kbench("list", "backends", output=str)
         built = {line.split()[0] for line in listing.splitlines()
                  if line and not line[0].isspace()}
-        wanted = {v for v in BACKEND_OPTIONS
-                  if v not in PENDING and self.spec.satisfies(f"+{v}")}
+        wanted = {b for v, names in BACKENDS.items()
+                  if self.spec.satisfies(f"+{v}") for b in names}
         missing = sorted(wanted - built)
         if missing:
             raise InstallError(

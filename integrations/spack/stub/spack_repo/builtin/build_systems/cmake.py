@@ -12,6 +12,8 @@ class CMakePackage:
     def define(name, value):
         if isinstance(value, bool):
             return f"-D{name}:BOOL={'ON' if value else 'OFF'}"
+        if isinstance(value, (list, tuple)):  # a multi-valued variant
+            value = ";".join(str(v) for v in value)
         return f"-D{name}:STRING={value}"
 
     def define_from_variant(self, name, variant):
