@@ -82,46 +82,52 @@ __global__ void fma_kernel(T m, T a, int iters, T *out)
     out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = sum;
 }
 
-__global__ void hfma2_fp16_kernel(float m, float a, int iters, float *out)
-{
+/* The packed 16-bit pairs: the type, and a pair of one float.  A pair
+ * whose device code is not built for this architecture (on_device false)
+ * gets an empty kernel body, and the host never launches it
+ * (precision_ok). */
+struct fp16_pair {
+    typedef __half2 T;
 #if defined(KB_DEVICE_FP16)
-    __half2 acc[ACC];
-    const __half2 hm = __float2half2_rn(m), ha = __float2half2_rn(a);
-    for (int j = 0; j < ACC; j++)
-        acc[j] = __float2half2_rn((threadIdx.x % 64 + j) * 1e-3f);
-    for (int i = 0; i < iters; i++) {
-#pragma unroll
-        for (int u = 0; u < UNROLL; u++)
-#pragma unroll
-            for (int j = 0; j < ACC; j++)
-                acc[j] = __hfma2(acc[j], hm, ha);
-    }
-    float sum = 0;
-    for (int j = 0; j < ACC; j++)
-        sum += __low2float(acc[j]) + __high2float(acc[j]);
-    out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = sum;
+    static constexpr bool on_device = true;
+#else
+    static constexpr bool on_device = false;
 #endif
-}
-
-__global__ void hfma2_bf16_kernel(float m, float a, int iters, float *out)
-{
+    static __device__ T make(float x) { return __float2half2_rn(x); }
+};
+#if defined(KB_FMA_BF16)
+struct bf16_pair {
+    typedef kb_bf162 T;
 #if defined(KB_DEVICE_BF16)
-    kb_bf162 acc[ACC];
-    const kb_bf162 hm = __float2bfloat162_rn(m), ha = __float2bfloat162_rn(a);
-    for (int j = 0; j < ACC; j++)
-        acc[j] = __float2bfloat162_rn((threadIdx.x % 64 + j) * 1e-3f);
-    for (int i = 0; i < iters; i++) {
-#pragma unroll
-        for (int u = 0; u < UNROLL; u++)
-#pragma unroll
-            for (int j = 0; j < ACC; j++)
-                acc[j] = __hfma2(acc[j], hm, ha);
-    }
-    float sum = 0;
-    for (int j = 0; j < ACC; j++)
-        sum += __low2float(acc[j]) + __high2float(acc[j]);
-    out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = sum;
+    static constexpr bool on_device = true;
+#else
+    static constexpr bool on_device = false;
 #endif
+    static __device__ T make(float x) { return __float2bfloat162_rn(x); }
+};
+#endif
+
+/* The packed kernel: ACC chains of pairs, iters x UNROLL rounds. */
+template <typename P>
+__global__ void hfma2_kernel(float m, float a, int iters, float *out)
+{
+    if constexpr (P::on_device) {
+        typename P::T acc[ACC];
+        const typename P::T hm = P::make(m), ha = P::make(a);
+        for (int j = 0; j < ACC; j++)
+            acc[j] = P::make((threadIdx.x % 64 + j) * 1e-3f);
+        for (int i = 0; i < iters; i++) {
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+#pragma unroll
+                for (int j = 0; j < ACC; j++)
+                    acc[j] = __hfma2(acc[j], hm, ha);
+        }
+        float sum = 0;
+        for (int j = 0; j < ACC; j++)
+            sum += __low2float(acc[j]) + __high2float(acc[j]);
+        out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = sum;
+    }
 }
 
 }  // namespace
@@ -159,13 +165,18 @@ static int launch(const fma_ctx *c, int p, int iters, char *err, size_t len)
                                                   (float *)c->out);
         break;
     case P_FP16:
-        hfma2_fp16_kernel<<<c->blocks, THREADS>>>(m, a, iters,
-                                                  (float *)c->out);
+        hfma2_kernel<fp16_pair><<<c->blocks, THREADS>>>(m, a, iters,
+                                                        (float *)c->out);
         break;
     default:
-        hfma2_bf16_kernel<<<c->blocks, THREADS>>>(m, a, iters,
-                                                  (float *)c->out);
+#if defined(KB_FMA_BF16)
+        hfma2_kernel<bf16_pair><<<c->blocks, THREADS>>>(m, a, iters,
+                                                        (float *)c->out);
         break;
+#else
+        snprintf(err, len, "bf16 FMA: this HIP has no packed bf16 type");
+        return -1;
+#endif
     }
     KB_GPU_TRY(gpuGetLastError(), err, len);
     return 0;
