@@ -17,3 +17,16 @@ endfunction()
 function(kb_backend_skipped name why)
   set_property(GLOBAL APPEND PROPERTY KB_BACKENDS_SKIPPED "${name} (${why})")
 endfunction()
+
+# kb_header_version(OUT header PREFIX PART...): "9.19.0" from the lines
+# "#define <PREFIX><PART> <n>" of a library's header, for the built line.
+function(kb_header_version out header prefix)
+  set(parts "")
+  foreach(part IN LISTS ARGN)
+    file(STRINGS "${header}" line REGEX "^#define ${prefix}${part} ")
+    string(REGEX REPLACE "^#define ${prefix}${part} +([0-9]+).*" "\\1" n "${line}")
+    list(APPEND parts "${n}")
+  endforeach()
+  list(JOIN parts "." v)
+  set(${out} "${v}" PARENT_SCOPE)
+endfunction()
