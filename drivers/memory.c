@@ -119,12 +119,15 @@ int kb_case_bytes(const kb_problem *p, const kb_backend *b, uint64_t *bytes)
     return 0;
 }
 
-int kb_memory_check(const kb_problem *p, const kb_backend *b,
-                    uint64_t available, const char *desc, char *err,
-                    size_t len)
+/* The verdict of both checks: 0 when `need` fits in `available`, else -1
+ * with the numbers in err.  overflow: the size did not fit in 64 bits.
+ * `what` names the memory ("" for host RAM), `free` what it has left. */
+static int refuse_unless_fits(bool overflow, uint64_t need,
+                              uint64_t available, const kb_backend *b,
+                              const char *desc, const char *what,
+                              const char *free, char *err, size_t len)
 {
-    uint64_t need;
-    if (kb_case_bytes(p, b, &need) != 0) {
+    if (overflow) {
         snprintf(err, len, "%s on %s: its size in bytes overflows 64 bits",
                  desc, b->name);
         return -1;
@@ -132,11 +135,21 @@ int kb_memory_check(const kb_problem *p, const kb_backend *b,
     if (need <= available)
         return 0;
     snprintf(err, len,
-             "%s on %s needs %" PRIu64 " bytes (%.2f GiB), %" PRIu64
-             " available (%.2f GiB)",
-             desc, b->name, need, (double)need / GIB, available,
+             "%s on %s needs %" PRIu64 " bytes (%.2f GiB)%s, %" PRIu64
+             " %s (%.2f GiB)",
+             desc, b->name, need, (double)need / GIB, what, available, free,
              (double)available / GIB);
     return -1;
+}
+
+int kb_memory_check(const kb_problem *p, const kb_backend *b,
+                    uint64_t available, const char *desc, char *err,
+                    size_t len)
+{
+    uint64_t need = 0;
+    bool overflow = kb_case_bytes(p, b, &need) != 0;
+    return refuse_unless_fits(overflow, need, available, b, desc, "",
+                              "available", err, len);
 }
 
 int kb_device_memory_check(const kb_problem *p, const kb_backend *b,
@@ -144,17 +157,7 @@ int kb_device_memory_check(const kb_problem *p, const kb_backend *b,
                            size_t len)
 {
     size_t need = b->device_bytes(p);
-    if (need == SIZE_MAX) {
-        snprintf(err, len, "%s on %s: its size in bytes overflows 64 bits",
-                 desc, b->name);
-        return -1;
-    }
-    if (need <= available)
-        return 0;
-    snprintf(err, len,
-             "%s on %s needs %zu bytes (%.2f GiB) of device memory, %" PRIu64
-             " free on the device (%.2f GiB)",
-             desc, b->name, need, (double)need / GIB, available,
-             (double)available / GIB);
-    return -1;
+    return refuse_unless_fits(need == SIZE_MAX, need, available, b, desc,
+                              " of device memory", "free on the device",
+                              err, len);
 }
