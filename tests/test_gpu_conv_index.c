@@ -133,6 +133,25 @@ static size_t bytes_of(const kb_arg_info *a)
     return (size_t)a->nelems * kb_dtype_size(a->dt);
 }
 
+/* The problem's tensors in t, filled with validation data, and the
+ * reference's result in ref.  false (checked) when out of memory. */
+static bool filled_with_reference(const kb_problem *p, kb_tensors *t,
+                                  kb_tensors *ref)
+{
+    if (kb_tensors_alloc(p, t) != 0) {
+        CHECK(!"out of memory");
+        return false;
+    }
+    if (kb_tensors_alloc(p, ref) != 0) {
+        kb_tensors_free(t);
+        CHECK(!"out of memory");
+        return false;
+    }
+    kb_fill_inputs(p, t, KB_FILL_VALIDATION, 1);
+    kb_ref_run(p, t, ref);
+    return true;
+}
+
 /* dst computed by fn, after poisoning, equals the reference's bit for
  * bit (NaN poison left anywhere fails). */
 static bool same_as_reference(const kb_problem *p, const kb_arg_info *info,
@@ -160,17 +179,8 @@ static void check_conv(const kb_problem *parsed, int *ran)
             kb_arg_info info[KB_ARG_MAX];
             kb_problem_args(&p, info);
             kb_tensors t, ref;
-            if (kb_tensors_alloc(&p, &t) != 0) {
-                CHECK(!"out of memory");
+            if (!filled_with_reference(&p, &t, &ref))
                 return;
-            }
-            if (kb_tensors_alloc(&p, &ref) != 0) {
-                kb_tensors_free(&t);
-                CHECK(!"out of memory");
-                return;
-            }
-            kb_fill_inputs(&p, &t, KB_FILL_VALIDATION, 1);
-            kb_ref_run(&p, &t, &ref);
             char name[160];
             kb_problem_format(&p, name, sizeof name);
             bool ok = offsets_agree(&p, info);
@@ -197,17 +207,8 @@ static void check_gemm(const kb_problem *parsed, int *ran)
     kb_arg_info info[KB_ARG_MAX];
     kb_problem_args(&p, info);
     kb_tensors t, ref;
-    if (kb_tensors_alloc(&p, &t) != 0) {
-        CHECK(!"out of memory");
+    if (!filled_with_reference(&p, &t, &ref))
         return;
-    }
-    if (kb_tensors_alloc(&p, &ref) != 0) {
-        kb_tensors_free(&t);
-        CHECK(!"out of memory");
-        return;
-    }
-    kb_fill_inputs(&p, &t, KB_FILL_VALIDATION, 1);
-    kb_ref_run(&p, &t, &ref);
     const float *a = t.ptr[KB_ARG_SRC], *b = t.ptr[KB_ARG_WEI];
     float *c = t.ptr[KB_ARG_DST];
     const float alpha = (float)g->alpha, beta = (float)g->beta;
