@@ -1,11 +1,8 @@
 # tests/cuda_vendor.cmake - the cublas and cudnn backends without a GPU:
-# their host-side geometry (the cuBLAS call of a row-major GEMM, cuDNN's
-# descriptor strides and channels-last filter) and the no-device path of
-# the CLI (SKIPPED, exit 0; itself skipped where a device exists).
+# the host-side geometry of the cuBLAS call of a row-major GEMM (cuDNN's
+# descriptors: dnn_shape.cmake) and the no-device path of the CLI
+# (SKIPPED, exit 0; itself skipped where a device exists).
 kb_add_test(test_blas_geometry kb_backends)   # plain C, always built
-if(KB_BACKENDS_BUILT MATCHES "cudnn")
-  kb_add_test(test_cudnn_shape kb_backends)
-endif()
 if(KB_BACKENDS_BUILT MATCHES "cublas" AND KB_BACKENDS_BUILT MATCHES "cudnn")
   add_test(NAME cli_cuda_vendor_nodevice
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_cuda_vendor_nodevice.sh

@@ -11,7 +11,7 @@
  * (reference/ref_bnorm.c).  That is one rounding, where recovering var
  * from the inverse std would lose digits when var is small next to eps. */
 #include "backends/cudnn/cudnn_internal.h"
-#include "backends/cudnn/cudnn_shape.h"
+#include "backends/gpu/dnn_shape.h"
 
 #include <stdio.h>
 
@@ -44,14 +44,9 @@ static void *running_array(const cdn_plan *pl, int which)
 
 int cdn_bnorm_check(const kb_problem *p, char *why, size_t len)
 {
-    kb_arg_info info[KB_ARG_MAX];
-    int dims[KB_MAX_DIMS], strides[KB_MAX_DIMS];
-    kb_problem_args(p, info);
-    if (kb_cudnn_activation(p, &info[KB_ARG_SRC], dims, strides) < 0) {
-        snprintf(why, len, "cudnn: a size or stride beyond int (cuDNN's "
-                 "descriptors take int)");
+    kb_dnn_shape x;
+    if (kb_dnn_shape_of(p, KB_ARG_SRC, &x, "cudnn", why, len) != 0)
         return CDN_UNSUPPORTED;
-    }
     if (p->bnorm.eps < CUDNN_BN_MIN_EPSILON) {
         snprintf(why, len, "cudnn: eps %g is below CUDNN_BN_MIN_EPSILON %g",
                  p->bnorm.eps, (double)CUDNN_BN_MIN_EPSILON);
@@ -69,17 +64,14 @@ int cdn_bnorm_check(const kb_problem *p, char *why, size_t len)
 int cdn_bnorm_prepare(cdn_plan *pl, char *err, size_t len)
 {
     const kb_problem *p = pl->p;
-    int dims[KB_MAX_DIMS], strides[KB_MAX_DIMS];
-    int nd = kb_cudnn_activation(p, &pl->d.info[KB_ARG_SRC], dims, strides);
-    if (nd < 0) {
-        snprintf(err, len, "cudnn: a size or stride beyond int");
+    kb_dnn_shape x;
+    if (kb_dnn_shape_of(p, KB_ARG_SRC, &x, "cudnn", err, len) != 0)
         return -1;
-    }
     CDN_TRY("cudnnCreateTensorDescriptor(x)",
            cudnnCreateTensorDescriptor(&pl->bd.x), err, len);
     CDN_TRY("cudnnSetTensorNdDescriptor(x)",
-           cudnnSetTensorNdDescriptor(pl->bd.x, cdn_dtype(p->dt.src), nd, dims,
-                                      strides), err, len);
+           cudnnSetTensorNdDescriptor(pl->bd.x, cdn_dtype(p->dt.src), x.nbdims,
+                                      x.dims, x.strides), err, len);
     CDN_TRY("cudnnCreateTensorDescriptor(stats)",
            cudnnCreateTensorDescriptor(&pl->bd.stats), err, len);
     /* [1, C, 1, 1(, 1)], float (double for double data): kbench's

@@ -7,7 +7,7 @@
  * (cudnnFindConvolutionForwardAlgorithmEx, on the plan's own buffers)
  * and keeps the fastest that fits. */
 #include "backends/cudnn/cudnn_internal.h"
-#include "backends/cudnn/cudnn_shape.h"
+#include "backends/gpu/dnn_shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,22 +47,19 @@ void cdn_conv_desc_free(cdn_conv_desc *cd)
     memset(cd, 0, sizeof *cd);
 }
 
-/* The bias as [1, K, 1, 1(, 1)], broadcast over y by cudnnAddTensor. */
-static int bias_desc(const kb_problem *p, int nd, cdn_conv_desc *cd,
-                     char *err, size_t len)
+/* The bias as [1, K, 1, 1(, 1)] (dnn_shape.h), broadcast over y by
+ * cudnnAddTensor. */
+static int bias_desc(const kb_problem *p, cdn_conv_desc *cd, char *err,
+                     size_t len)
 {
-    int dims[KB_MAX_DIMS], strides[KB_MAX_DIMS];
-    for (int i = 0; i < nd; i++) {
-        dims[i] = 1;
-        strides[i] = 1;
-    }
-    dims[1] = (int)p->conv.oc;   /* fits: y's descriptor has it */
-    strides[0] = dims[1];
+    kb_dnn_shape b;
+    if (kb_dnn_shape_of(p, KB_ARG_BIA, &b, "cudnn", err, len) != 0)
+        return -1;   /* K fits: y's descriptor has it */
     CDN_TRY("cudnnCreateTensorDescriptor(bias)",
            cudnnCreateTensorDescriptor(&cd->bias), err, len);
     CDN_TRY("cudnnSetTensorNdDescriptor(bias)",
-           cudnnSetTensorNdDescriptor(cd->bias, cdn_dtype(p->dt.dst), nd, dims,
-                                      strides), err, len);
+           cudnnSetTensorNdDescriptor(cd->bias, cdn_dtype(p->dt.dst), b.nbdims,
+                                      b.dims, b.strides), err, len);
     return 0;
 }
 
@@ -78,21 +75,16 @@ static void format_dims(const int *d, int n, char *buf, size_t len)
 int cdn_conv_desc_make(const kb_problem *p, cdn_conv_desc *cd, char *err,
                       size_t len)
 {
-    kb_arg_info info[KB_ARG_MAX];
-    int xd[KB_MAX_DIMS], xs[KB_MAX_DIMS], yd[KB_MAX_DIMS], ys[KB_MAX_DIMS];
-    int wd[KB_MAX_DIMS], out[KB_MAX_DIMS], pad[3], stride[3], dil[3];
+    kb_dnn_shape x, y, w;
+    kb_dnn_conv cv;
+    int out[KB_MAX_DIMS];
 
     memset(cd, 0, sizeof *cd);
-    kb_problem_args(p, info);
-    int nx = kb_cudnn_activation(p, &info[KB_ARG_SRC], xd, xs);
-    int ny = kb_cudnn_activation(p, &info[KB_ARG_DST], yd, ys);
-    int nw = kb_cudnn_filter(&info[KB_ARG_WEI], wd);
-    int ns = kb_cudnn_conv_params(&p->conv, pad, stride, dil);
-    if (nx < 0 || ny < 0 || nw < 0 || ns < 0) {
-        snprintf(err, len, "cudnn: a size, stride or padding beyond int "
-                 "(cuDNN's descriptors take int)");
+    if (kb_dnn_shape_of(p, KB_ARG_SRC, &x, "cudnn", err, len) != 0 ||
+        kb_dnn_shape_of(p, KB_ARG_DST, &y, "cudnn", err, len) != 0 ||
+        kb_dnn_shape_of(p, KB_ARG_WEI, &w, "cudnn", err, len) != 0 ||
+        kb_dnn_conv_of(&p->conv, &cv, "cudnn", err, len) != 0)
         return CDN_UNSUPPORTED;
-    }
     const cudnnDataType_t t = cdn_dtype(p->dt.src);
     CDN_TRY("cudnnCreateTensorDescriptor(x)",
            cudnnCreateTensorDescriptor(&cd->x), err, len);
@@ -103,9 +95,11 @@ int cdn_conv_desc_make(const kb_problem *p, cdn_conv_desc *cd, char *err,
     CDN_TRY("cudnnCreateConvolutionDescriptor",
            cudnnCreateConvolutionDescriptor(&cd->conv), err, len);
     CDN_TRY("cudnnSetTensorNdDescriptor(x)",
-           cudnnSetTensorNdDescriptor(cd->x, t, nx, xd, xs), err, len);
+           cudnnSetTensorNdDescriptor(cd->x, t, x.nbdims, x.dims,
+                                      x.strides), err, len);
     CDN_TRY("cudnnSetTensorNdDescriptor(y)",
-           cudnnSetTensorNdDescriptor(cd->y, t, ny, yd, ys), err, len);
+           cudnnSetTensorNdDescriptor(cd->y, t, y.nbdims, y.dims,
+                                      y.strides), err, len);
     /* dims are K, C/G, (T,) R, S whatever the format; NHWC says the
      * memory is channels-last (prepare reorders kbench's filter) */
     CDN_TRY("cudnnSetFilterNdDescriptor",
@@ -113,27 +107,28 @@ int cdn_conv_desc_make(const kb_problem *p, cdn_conv_desc *cd, char *err,
                                       p->layout == KB_LAYOUT_NXC
                                           ? CUDNN_TENSOR_NHWC
                                           : CUDNN_TENSOR_NCHW,
-                                      nw, wd), err, len);
+                                      w.nbdims, w.dims), err, len);
     CDN_TRY("cudnnSetConvolutionNdDescriptor",
-           cudnnSetConvolutionNdDescriptor(cd->conv, ns, pad, stride, dil,
+           cudnnSetConvolutionNdDescriptor(cd->conv, cv.nbdims, cv.pad,
+                                           cv.stride, cv.dilation,
                                            CUDNN_CROSS_CORRELATION,
                                            cdn_compute_type(p)), err, len);
     CDN_TRY("cudnnSetConvolutionGroupCount",
-           cudnnSetConvolutionGroupCount(cd->conv, (int)p->conv.g), err, len);
+           cudnnSetConvolutionGroupCount(cd->conv, cv.groups), err, len);
     CDN_TRY("cudnnSetConvolutionMathType",
            cudnnSetConvolutionMathType(cd->conv, cdn_math_of(p)->set), err,
            len);
-    if (kb_problem_has_bias(p) && bias_desc(p, ny, cd, err, len) != 0)
+    if (kb_problem_has_bias(p) && bias_desc(p, cd, err, len) != 0)
         return -1;
     /* kbench's output size must be the one cuDNN's symmetric padding
      * gives */
     CDN_TRY("cudnnGetConvolutionNdForwardOutputDim",
-           cudnnGetConvolutionNdForwardOutputDim(cd->conv, cd->x, cd->w, ny,
-                                                 out), err, len);
-    if (memcmp(out, yd, sizeof(int) * (size_t)ny) != 0) {
+           cudnnGetConvolutionNdForwardOutputDim(cd->conv, cd->x, cd->w,
+                                                 y.nbdims, out), err, len);
+    if (memcmp(out, y.dims, sizeof(int) * (size_t)y.nbdims) != 0) {
         char want[64], got[64];
-        format_dims(yd, ny, want, sizeof want);
-        format_dims(out, ny, got, sizeof got);
+        format_dims(y.dims, y.nbdims, want, sizeof want);
+        format_dims(out, y.nbdims, got, sizeof got);
         snprintf(err, len, "cudnn: dst is %s, cuDNN's symmetric padding "
                  "gives %s", want, got);
         return CDN_UNSUPPORTED;
@@ -270,8 +265,7 @@ int cdn_conv_prepare(cdn_plan *pl, char *err, size_t len)
             snprintf(err, len, "out of memory for the channels-last filter");
             return -1;
         }
-        kb_cudnn_filter_to_nxc(w, kb_dtype_size(w->dt),
-                               pl->d.host->ptr[KB_ARG_WEI], pl->wei_nxc);
+        kb_dnn_filter_nxc(p, pl->d.host->ptr[KB_ARG_WEI], pl->wei_nxc);
         pl->d.from[KB_ARG_WEI] = pl->wei_nxc;
     }
     if (KB_GPU(tensors_upload)(&pl->d, true, err, len) != 0)

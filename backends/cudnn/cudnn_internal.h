@@ -3,7 +3,8 @@
  *
  * cudnn_backend.c is the kb_backend table and what every kind shares;
  * cudnn_conv.c and cudnn_bnorm.c build, run and describe their kind's
- * plan; cudnn_shape.c turns kbench's tensors into descriptor dims.
+ * plan; backends/gpu/dnn_shape.c turns kbench's tensors into descriptor
+ * dims (shared with miopen).
  * cuDNN 9 still has the legacy cudnnConvolution* and
  * cudnnBatchNormalization* calls used here (deprecated, warned about only
  * under CUDNN_WARN_DEPRECATED). */

@@ -12,7 +12,6 @@
 #include "backends/gpu/gpu_registry.h"
 #include "backends/miopen/miopen_internal.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,15 +58,9 @@ static const char *dtype_refusal(const kb_problem *p)
 /* A convolution's parameters as MIOpen's descriptor takes them. */
 static bool conv_fits(const kb_conv_desc *c, char *why, size_t len)
 {
-    const int64_t params[] = {c->g, c->pd, c->ph, c->pw, c->sd, c->sh, c->sw,
-                              c->dd, c->dh, c->dw};
-    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
-        if (params[i] >= INT_MAX) {
-            snprintf(why, len, "miopen: groups, padding, stride and "
-                     "dilation must fit MIOpen's int, not %lld",
-                     (long long)params[i]);
-            return false;
-        }
+    kb_dnn_conv cv;
+    if (kb_dnn_conv_of(c, &cv, "miopen", why, len) != 0)
+        return false;
     if (c->g > 1 && (c->dd || c->dh || c->dw)) {
         snprintf(why, len, "miopen: a grouped convolution with dilation: "
                  "miopen.h supports only dilation 1 for group/depthwise "
@@ -115,9 +108,9 @@ static bool mi_supports(const kb_problem *p, char *why, size_t len)
     kb_arg_info info[KB_ARG_MAX];
     kb_problem_args(p, info);
     for (int a = 0; a < KB_ARG_MAX; a++) {
-        kb_miopen_shape s;
+        kb_dnn_shape s;
         if (info[a].used &&
-            kb_miopen_shape_of(p, (kb_arg)a, &s, why, len) != 0)
+            kb_dnn_shape_of(p, (kb_arg)a, &s, "miopen", why, len) != 0)
             return false;
     }
     return true;
@@ -151,12 +144,12 @@ static void mi_release(void *plan)
     free(m);
 }
 
-/* One descriptor per tensor p uses (miopen_shape.h). */
+/* One descriptor per tensor p uses (dnn_shape.h). */
 static int make_descriptors(mi_plan *m, char *err, size_t len)
 {
     for (int a = 0; a < KB_ARG_MAX; a++) {
         const kb_arg_info *t = &m->d.info[a];
-        kb_miopen_shape s;
+        kb_dnn_shape s;
         miopenDataType_t dt;
         if (!t->used)
             continue;
@@ -165,7 +158,7 @@ static int make_descriptors(mi_plan *m, char *err, size_t len)
                      kb_dtype_name(t->dt));
             return -1;
         }
-        if (kb_miopen_shape_of(m->p, (kb_arg)a, &s, err, len) != 0)
+        if (kb_dnn_shape_of(m->p, (kb_arg)a, &s, "miopen", err, len) != 0)
             return -1;
         if (mi_check(miopenCreateTensorDescriptor(&m->desc[a]),
                      "miopenCreateTensorDescriptor", err, len) != 0) {

@@ -27,40 +27,33 @@ int mi_conv_stage(mi_plan *m, char *err, size_t len)
         snprintf(err, len, "out of memory for the channels-last weights");
         return -1;
     }
-    kb_miopen_filter_nxc(m->p, m->d.host->ptr[KB_ARG_WEI], m->wei_nxc);
+    kb_dnn_filter_nxc(m->p, m->d.host->ptr[KB_ARG_WEI], m->wei_nxc);
     m->d.from[KB_ARG_WEI] = m->wei_nxc;
     return 0;
 }
 
 /* The convolution descriptor: padding, stride and dilation per spatial
- * dim (kbench's dilation is 0-based, MIOpen's 1-based), groups, and
- * the fp16 alternative implementation off, so that f16 forward runs on
- * fp16 instructions whatever MIOpen's default (the environment variable
- * MIOPEN_DEBUG_CONVOLUTION_ATTRIB_FP16_ALT_IMPL still overrides it, and
- * plan_info records it when set). */
+ * dim (dnn_shape.h: kbench's dilation is 0-based, MIOpen's 1-based),
+ * groups, and the fp16 alternative implementation off, so that f16
+ * forward runs on fp16 instructions whatever MIOpen's default (the
+ * environment variable MIOPEN_DEBUG_CONVOLUTION_ATTRIB_FP16_ALT_IMPL
+ * still overrides it, and plan_info records it when set). */
 static int make_conv(mi_plan *m, char *err, size_t len)
 {
-    const kb_conv_desc *c = &m->p->conv;
-    const int64_t pad[3] = {c->pd, c->ph, c->pw};
-    const int64_t stride[3] = {c->sd, c->sh, c->sw};
-    const int64_t dil[3] = {c->dd, c->dh, c->dw};
-    const int first = c->ndims == 3 ? 0 : 1;   /* 2D: no depth */
-    int pads[3], strides[3], dils[3];
-    for (int i = first; i < 3; i++) {
-        pads[i - first] = (int)pad[i];
-        strides[i - first] = (int)stride[i];
-        dils[i - first] = (int)dil[i] + 1;
-    }
+    kb_dnn_conv cv;
+    if (kb_dnn_conv_of(&m->p->conv, &cv, "miopen", err, len) != 0)
+        return -1;   /* supports() refused it */
     if (mi_check(miopenCreateConvolutionDescriptor(&m->conv),
                  "miopenCreateConvolutionDescriptor", err, len) != 0) {
         m->conv = NULL;
         return -1;
     }
-    if (mi_check(miopenInitConvolutionNdDescriptor(m->conv, c->ndims, pads,
-                                                   strides, dils,
+    if (mi_check(miopenInitConvolutionNdDescriptor(m->conv, cv.nbdims,
+                                                   cv.pad, cv.stride,
+                                                   cv.dilation,
                                                    miopenConvolution),
                  "miopenInitConvolutionNdDescriptor", err, len) != 0 ||
-        mi_check(miopenSetConvolutionGroupCount(m->conv, (int)c->g),
+        mi_check(miopenSetConvolutionGroupCount(m->conv, cv.groups),
                  "miopenSetConvolutionGroupCount", err, len) != 0 ||
         mi_check(miopenSetConvolutionAttribute(
                      m->conv, MIOPEN_CONVOLUTION_ATTRIB_FP16_ALT_IMPL, 0),
@@ -75,12 +68,12 @@ static int make_conv(mi_plan *m, char *err, size_t len)
 static int check_output(mi_plan *m, char *err, size_t len)
 {
     int nd = 0, dims[KB_MAX_DIMS] = {0};
-    kb_miopen_shape y;
+    kb_dnn_shape y;
     if (mi_check(miopenGetConvolutionNdForwardOutputDim(
                      m->conv, m->desc[KB_ARG_SRC], m->desc[KB_ARG_WEI], &nd,
                      dims),
                  "miopenGetConvolutionNdForwardOutputDim", err, len) != 0 ||
-        kb_miopen_shape_of(m->p, KB_ARG_DST, &y, err, len) != 0)
+        kb_dnn_shape_of(m->p, KB_ARG_DST, &y, "miopen", err, len) != 0)
         return -1;
     if (nd == y.nbdims && memcmp(dims, y.dims, sizeof(int) * nd) == 0)
         return 0;

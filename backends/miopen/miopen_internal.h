@@ -5,7 +5,7 @@
 #define KB_MIOPEN_INTERNAL_H
 
 #include "backends/gpu/gpu_device.h"
-#include "backends/miopen/miopen_shape.h"
+#include "backends/gpu/dnn_shape.h"
 
 #include <miopen/miopen.h>
 

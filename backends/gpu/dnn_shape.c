@@ -1,7 +1,7 @@
-/* miopen_shape.c - kbench tensors as MIOpen descriptors' dims and
- * strides, and an NXC conv's weights reordered to match
- * (miopen_shape.h). */
-#include "backends/miopen/miopen_shape.h"
+/* dnn_shape.c - kbench tensors as DNN descriptors' dims and strides, the
+ * convolution's int parameters, and an NXC conv's weights reordered to
+ * match (dnn_shape.h). */
+#include "backends/gpu/dnn_shape.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -51,18 +51,22 @@ static void strides_of(const kb_problem *p, kb_arg a, const kb_arg_info *t,
     }
 }
 
-static int fits(const kb_arg_info *t, const char *what, int64_t v, char *why,
-                size_t len)
+/* v as an int in *out, or -1 with why ("cudnn: src stride 4294967296
+ * is past int ..."). */
+static int to_int(int64_t v, int *out, const char *lib, const char *of,
+                  const char *what, char *why, size_t len)
 {
-    if (v >= 0 && v <= INT_MAX)
+    if (v >= 0 && v <= INT_MAX) {
+        *out = (int)v;
         return 0;
-    snprintf(why, len, "miopen: %s %s %lld is past int (MIOpen's "
-             "descriptors take int sizes)", t->name, what, (long long)v);
+    }
+    snprintf(why, len, "%s: %s %s %lld is past int (the library's "
+             "descriptors take int sizes)", lib, of, what, (long long)v);
     return -1;
 }
 
-int kb_miopen_shape_of(const kb_problem *p, kb_arg a, kb_miopen_shape *s,
-                       char *why, size_t len)
+int kb_dnn_shape_of(const kb_problem *p, kb_arg a, kb_dnn_shape *s,
+                    const char *lib, char *why, size_t len)
 {
     kb_arg_info info[KB_ARG_MAX];
     kb_problem_args(p, info);
@@ -72,25 +76,24 @@ int kb_miopen_shape_of(const kb_problem *p, kb_arg a, kb_miopen_shape *s,
     if (t->ndims == 1) {
         for (int i = 0; i < s->nbdims; i++)
             s->dims[i] = s->strides[i] = 1;
-        if (fits(t, "size", t->dims[0], why, len) != 0)
+        if (to_int(t->dims[0], &s->dims[1], lib, t->name, "size", why,
+                   len) != 0)
             return -1;
-        s->dims[1] = (int)t->dims[0];
-        s->strides[0] = (int)t->dims[0];
+        s->strides[0] = s->dims[1];
         return 0;
     }
     int64_t strides[KB_MAX_DIMS];
     strides_of(p, a, t, strides);
-    for (int i = 0; i < t->ndims; i++) {
-        if (fits(t, "size", t->dims[i], why, len) != 0 ||
-            fits(t, "stride", strides[i], why, len) != 0)
+    for (int i = 0; i < t->ndims; i++)
+        if (to_int(t->dims[i], &s->dims[i], lib, t->name, "size", why,
+                   len) != 0 ||
+            to_int(strides[i], &s->strides[i], lib, t->name, "stride", why,
+                   len) != 0)
             return -1;
-        s->dims[i] = (int)t->dims[i];
-        s->strides[i] = (int)strides[i];
-    }
     return 0;
 }
 
-void kb_miopen_filter_nxc(const kb_problem *p, const void *src, void *dst)
+void kb_dnn_filter_nxc(const kb_problem *p, const void *src, void *dst)
 {
     kb_arg_info info[KB_ARG_MAX];
     kb_problem_args(p, info);
@@ -109,4 +112,25 @@ void kb_miopen_filter_nxc(const kb_problem *p, const void *src, void *dst)
         for (int i = w->ndims - 1; i >= 0 && ++idx[i] == w->dims[i]; i--)
             idx[i] = 0;
     }
+}
+
+int kb_dnn_conv_of(const kb_conv_desc *c, kb_dnn_conv *cv, const char *lib,
+                   char *why, size_t len)
+{
+    const int64_t pad[3] = {c->pd, c->ph, c->pw};
+    const int64_t stride[3] = {c->sd, c->sh, c->sw};
+    const int64_t dil[3] = {c->dd, c->dh, c->dw};
+    const int first = c->ndims == 3 ? 0 : 1;   /* 2D has no depth */
+    cv->nbdims = 3 - first;
+    for (int i = first; i < 3; i++) {
+        const int n = i - first;
+        if (to_int(pad[i], &cv->pad[n], lib, "conv", "padding", why,
+                   len) != 0 ||
+            to_int(stride[i], &cv->stride[n], lib, "conv", "stride", why,
+                   len) != 0 ||
+            to_int(dil[i] + 1, &cv->dilation[n], lib, "conv",
+                   "1-based dilation", why, len) != 0)
+            return -1;
+    }
+    return to_int(c->g, &cv->groups, lib, "conv", "groups", why, len);
 }
