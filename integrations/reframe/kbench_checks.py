@@ -20,11 +20,18 @@ SOURCE_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'
 # What CMake needs to build each backend (omp is always built). The vendor
 # options build a backend only when its library is found, so the fixture's
 # sanity asks the binary whether it really has it.
+_CPU_ONLY = ['-DKBENCH_CUDA=OFF', '-DKBENCH_HIP=OFF']
+_NO_CPU_LIBS = ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=OFF']
+_CUDA = _NO_CPU_LIBS + ['-DKBENCH_CUDA=ON', '-DKBENCH_HIP=OFF']
+_HIP = _NO_CPU_LIBS + ['-DKBENCH_CUDA=OFF', '-DKBENCH_HIP=ON']
 BACKEND_CMAKE_OPTIONS = {
-    'omp': ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=OFF'],
-    'openblas': ['-DKB_WITH_OPENBLAS=ON', '-DKB_WITH_ONEDNN=OFF'],
-    'onednn': ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=ON'],
-    'onednn_reorder': ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=ON'],
+    'omp': _NO_CPU_LIBS + _CPU_ONLY,
+    'openblas': ['-DKB_WITH_OPENBLAS=ON', '-DKB_WITH_ONEDNN=OFF'] + _CPU_ONLY,
+    'onednn': ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=ON'] + _CPU_ONLY,
+    'onednn_reorder': ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=ON'] + _CPU_ONLY,
+    # the GPU backends, for a partition with the device
+    'cuda': _CUDA, 'cublas': _CUDA, 'cudnn': _CUDA,
+    'hip': _HIP, 'rocblas': _HIP, 'miopen': _HIP,
 }
 
 MODELS = ['resnet50', 'cosmoflow', 'deepcam']
