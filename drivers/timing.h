@@ -1,4 +1,4 @@
-/* timing.h - the clock, its resolution, and the timed-repetition loop.
+/* timing.h - the timed-repetition loop, on the clock of drivers/common.
  *
  * Measurement is explicit: warm-up runs are discarded, every timed sample
  * is kept, and the loop stops only when both the repetition count and the
@@ -12,14 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Seconds on a monotonic clock (CLOCK_MONOTONIC_RAW where available, so
- * NTP slewing never stretches a sample).  Only differences mean anything.
- * Can't fail. */
-double kb_now(void);
-
-/* Smallest non-zero step the clock shows, in seconds, measured once (as
- * STREAM does) and cached.  Can't fail. */
-double kb_timer_resolution(void);
+#include "drivers/common/clock.h"
 
 /* One execution of the thing being timed.  Sets *elapsed to the seconds
  * it measured itself (a GPU event timer) or to a negative value to let

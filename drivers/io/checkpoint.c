@@ -36,7 +36,7 @@ int kb_io_ckpt_write_file(const kb_io_ckpt_opts *o, void *eng,
     bool direct = o->direct && !o->engine->no_direct;
     for (;;) {
         bool asked = direct;
-        double t0 = kb_io_now();
+        double t0 = kb_now();
         int fd = kb_io_open(path, O_RDWR | O_CREAT | O_TRUNC, &direct);
         if (fd < 0) {
             snprintf(err, len, "cannot create %s: %s", path, strerror(errno));
@@ -72,7 +72,7 @@ int kb_io_ckpt_write_file(const kb_io_ckpt_opts *o, void *eng,
             snprintf(err, len, "%s: close failed: %s", path, strerror(errno));
             rc = KB_IO_ERROR;
         }
-        w->seconds = kb_io_now() - t0;
+        w->seconds = kb_now() - t0;
         return rc ? KB_IO_ERROR : 0;
     }
 }
@@ -89,7 +89,7 @@ int kb_io_ckpt_read_file(const kb_io_ckpt_opts *o, void *eng,
     bool direct = o->direct && !o->engine->no_direct;
     for (;;) {
         bool asked = direct;
-        double t0 = kb_io_now();
+        double t0 = kb_now();
         int fd = kb_io_open(path, O_RDONLY, &direct);
         if (fd < 0) {
             snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
@@ -103,7 +103,7 @@ int kb_io_ckpt_read_file(const kb_io_ckpt_opts *o, void *eng,
         int rc = o->engine->read(eng, fd, buf, n, CKPT_CHUNK, &lat, NULL, msg,
                                  sizeof msg);
         close(fd);
-        double t1 = kb_io_now();
+        double t1 = kb_now();
         free(lat.lat);
         if (rc == -EINVAL && direct) {
             kb_io_direct_refuse(&r->dio, "read", o->engine->read_call, path,

@@ -14,12 +14,12 @@
  * the seconds slept. */
 static double compute(double seconds)
 {
-    double t0 = kb_io_now();
+    double t0 = kb_now();
     struct timespec t = {(time_t)seconds,
                          (long)((seconds - (double)(time_t)seconds) * 1e9)};
     while (nanosleep(&t, &t) < 0 && errno == EINTR && !kb_io_interrupted)
         ;
-    return kb_io_now() - t0;
+    return kb_now() - t0;
 }
 
 /* What the loop measured. */
@@ -75,7 +75,7 @@ static int loop_json(const kb_io_ckpt_opts *o, const loop_stats *st,
 static int train(const kb_io_ckpt_opts *o, kb_io_ckpt_sched *s,
                  loop_stats *st, char *err, size_t len)
 {
-    double t0 = kb_io_now(), stall;
+    double t0 = kb_now(), stall;
     int rc = 0;
     for (int64_t e = 1; e <= o->epochs && !rc && !kb_io_interrupted; e++) {
         st->epochs = e;
@@ -96,7 +96,7 @@ static int train(const kb_io_ckpt_opts *o, kb_io_ckpt_sched *s,
         snprintf(err, len, "%s", derr);
         rc = drc;
     }
-    st->wall_s = kb_io_now() - t0;
+    st->wall_s = kb_now() - t0;
     st->interrupted = kb_io_interrupted != 0;
     return rc;
 }

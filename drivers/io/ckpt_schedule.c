@@ -44,13 +44,13 @@ struct kb_io_ckpt_sched {
 static int write_rec(kb_io_ckpt_sched *s, ckpt_rec *r,
                      uint8_t *const *buf, char *err, size_t len)
 {
-    double t0 = kb_io_now();
+    double t0 = kb_now();
     for (int k = 0; k < KB_IO_CKPT_KINDS; k++)
         if (r->path[k] &&
             kb_io_ckpt_write_file(&s->o, s->eng, r->path[k], buf[k], s->n[k],
                                   &r->side, err, len))
             return KB_IO_ERROR;
-    r->write_s = kb_io_now() - t0;
+    r->write_s = kb_now() - t0;
     r->done = true;
     return 0;
 }
@@ -67,9 +67,9 @@ static int wait_inflight(kb_io_ckpt_sched *s, char *err, size_t len)
 {
     if (!s->inflight)
         return 0;
-    double t0 = kb_io_now();
+    double t0 = kb_now();
     int rc = kb_io_ckpt_writer_wait(s->writer, err, len);
-    s->inflight->wait_s = kb_io_now() - t0;
+    s->inflight->wait_s = kb_now() - t0;
     s->inflight->stall_s += s->inflight->wait_s;
     s->inflight = NULL;
     return rc;
@@ -239,25 +239,25 @@ int kb_io_ckpt_sched_step(kb_io_ckpt_sched *s, int64_t epoch, int64_t step,
             kb_io_ckpt_state_stamp(s->state[k], s->n[k], epoch, step);
     if (!kb_io_ckpt_due(&s->o.plan, epoch, step, last))
         return 0;
-    double t0 = kb_io_now();
+    double t0 = kb_now();
     ckpt_rec *r;
     int rc = s->writer ? wait_inflight(s, err, len) : 0;
     if (!rc)
         rc = add_rec(s, epoch, step, &r, err, len);
     if (!rc && s->writer) {
-        double t1 = kb_io_now();
+        double t1 = kb_now();
         for (int k = 0; k < KB_IO_CKPT_KINDS; k++)
             if (s->n[k])
                 memcpy(s->snap[k], s->state[k], s->n[k]);
-        r->snapshot_s = r->stall_s = kb_io_now() - t1;
+        r->snapshot_s = r->stall_s = kb_now() - t1;
         s->inflight = r;
         kb_io_ckpt_writer_post(s->writer, write_job, s);
     } else if (!rc) {
-        double t1 = kb_io_now();
+        double t1 = kb_now();
         rc = write_rec(s, r, s->state, err, len);
-        r->stall_s = kb_io_now() - t1;
+        r->stall_s = kb_now() - t1;
     }
-    *stall = kb_io_now() - t0;
+    *stall = kb_now() - t0;
     return rc;
 }
 
@@ -267,9 +267,9 @@ int kb_io_ckpt_sched_drain(kb_io_ckpt_sched *s, double *stall, char *err,
     *stall = 0;
     if (!s || !s->writer)
         return 0;
-    double t0 = kb_io_now();
+    double t0 = kb_now();
     int rc = wait_inflight(s, err, len);
-    *stall = kb_io_now() - t0;
+    *stall = kb_now() - t0;
     return rc;
 }
 

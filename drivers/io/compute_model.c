@@ -235,14 +235,14 @@ static int copy_batch(kb_io_model *m, const void *samples, int64_t n,
     }
     size_t bytes = (size_t)n * m->sample_bytes;
     char why[KB_IO_ERRLEN];
-    double t0 = kb_io_now();
+    double t0 = kb_now();
     memcpy(m->pinned, samples, bytes);
     if (m->rt->upload(m->dev, m->pinned, bytes, why, sizeof why)) {
         snprintf(err, len, "--compute backend:%s: copying the decoded batch "
                  "(%zu bytes) to the device: %s", m->b->name, bytes, why);
         return KB_IO_ERROR;
     }
-    m->copy_s += kb_io_now() - t0;
+    m->copy_s += kb_now() - t0;
     m->copied_bytes += bytes;
     return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef KB_IO_INTERNAL_H
 #define KB_IO_INTERNAL_H
 
+#include "drivers/common/clock.h"
 #include "kernels/problem.h"
 #include "kernels/random.h"
 
@@ -379,7 +380,7 @@ void kb_io_ring_release(kb_io_ring *r, kb_io_batch *b);
 void kb_io_ring_abort(kb_io_ring *r);
 
 /* ---- metrics (metrics.c) ---- */
-double kb_io_now(void);                          /* monotonic seconds */
+
 double kb_io_cpu_seconds(void);                  /* user + system, process */
 /* q-quantile (0..1) of v[0..n), sorting v.  0 when n == 0. */
 double kb_io_quantile(double *v, size_t n, double q);

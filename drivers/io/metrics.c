@@ -14,13 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double kb_io_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 double kb_io_cpu_seconds(void)
 {
     struct rusage u;

@@ -435,10 +435,10 @@ static int checkpoint(run_ctx *c, kb_io_epoch *e, clock_state *k, bool last,
 {
     if (!c->sched)
         return 0;
-    double stall = 0, t = kb_io_now();
+    double stall = 0, t = kb_now();
     int rc = kb_io_ckpt_sched_step(c->sched, c->epoch + 1, e->steps, last,
                                    &stall, err, len);
-    double now = kb_io_now();
+    double now = kb_now();
     /* a call that wrote nothing is the loop's own time, in the windows */
     if (stall > 0) {
         k->held += now - t;
@@ -454,22 +454,22 @@ static int checkpoint(run_ctx *c, kb_io_epoch *e, clock_state *k, bool last,
 static int consume(run_ctx *c, uint8_t *bits, kb_io_epoch *e, bool *capped,
                    char *err, size_t len)
 {
-    clock_state k = {.t_start = kb_io_now()};
+    clock_state k = {.t_start = kb_now()};
     k.blk.start = k.t_start;
     *capped = false;
     int64_t n;
     double t0 = k.t_start;
     kb_io_batch *b = take(c, e, &n);
-    double t1 = kb_io_now();
+    double t1 = kb_now();
     int rc = 0;
     while (b) {
         int64_t got;
-        double tc = kb_io_now();   /* after the schedule's call, if any */
+        double tc = kb_now();   /* after the schedule's call, if any */
         e->wait += t1 - t0;
         rc = mark(bits, b, n, e, &got, err, len);
         if (!rc)
             rc = compute(c, b, n, err, len);
-        double t2 = kb_io_now();
+        double t2 = kb_now();
         kb_io_ring_release(c->ring, b);
         b = NULL;
         if (rc)
@@ -492,9 +492,9 @@ static int consume(run_ctx *c, uint8_t *bits, kb_io_epoch *e, bool *capped,
         k.held_before_last = k.held;
         /* the next batch first: whether this step was the epoch's last is
          * what an epoch's checkpoint needs to know */
-        t0 = kb_io_now();
+        t0 = kb_now();
         b = take(c, e, &n);
-        t1 = kb_io_now();
+        t1 = kb_now();
         if (b && c->d.limit && e->steps == c->d.limit) {
             kb_io_ring_release(c->ring, b);
             b = NULL;
@@ -505,7 +505,7 @@ static int consume(run_ctx *c, uint8_t *bits, kb_io_epoch *e, bool *capped,
     }
     if (b)
         kb_io_ring_release(c->ring, b);
-    double t_end = kb_io_now();
+    double t_end = kb_now();
     if (c->model)
         kb_io_model_take_copied(c->model, &e->h2d_bytes, &e->h2d_s);
     if (k.blk.steps)
@@ -556,10 +556,10 @@ static int check_complete(const run_ctx *c, const uint8_t *bits,
 static int close_schedule(run_ctx *c, FILE *json, kb_io_epoch *e, char *err,
                           size_t len)
 {
-    double stall = 0, t = kb_io_now();
+    double stall = 0, t = kb_now();
     int rc = kb_io_ckpt_sched_close(c->sched, json, &stall, err, len);
     c->sched = NULL;
-    double held = kb_io_now() - t;
+    double held = kb_now() - t;
     e->stall += held;
     e->wall += held;
     return rc;

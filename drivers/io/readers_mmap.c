@@ -31,9 +31,9 @@ static int mmap_read(void *state, int fd, uint8_t *buf, size_t size,
     madvise(m, size, MADV_SEQUENTIAL);
     for (size_t off = 0; off < size; off += chunk) {
         size_t n = size - off < chunk ? size - off : chunk;
-        double t0 = kb_io_now();
+        double t0 = kb_now();
         memcpy(buf + off, m + off, n);
-        if (kb_io_lat_add(lat, kb_io_now() - t0)) {
+        if (kb_io_lat_add(lat, kb_now() - t0)) {
             munmap(m, size);
             snprintf(err, len, "out of memory for latencies");
             return -ENOMEM;

@@ -23,11 +23,11 @@ static int pread_read(void *state, int fd, uint8_t *buf, size_t size,
     while (off < size) {
         /* request whole aligned chunks (O_DIRECT); the file end makes the
          * last one short */
-        double t0 = kb_io_now();
+        double t0 = kb_now();
         size_t left = (size - off + KB_IO_ALIGN - 1) / KB_IO_ALIGN * KB_IO_ALIGN;
         ssize_t r = pread(fd, buf + off, left < chunk ? left : chunk,
                           (off_t)off);
-        double t1 = kb_io_now();
+        double t1 = kb_now();
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {

@@ -103,7 +103,7 @@ static int uring_rw(uring_state *u, int fd, uint8_t *buf, size_t size,
             if (!write)
                 left = (left + KB_IO_ALIGN - 1) / KB_IO_ALIGN * KB_IO_ALIGN;
             size_t n = left < chunk ? left : chunk;
-            u->reqs[slot] = (struct req){next, n, kb_io_now(), true};
+            u->reqs[slot] = (struct req){next, n, kb_now(), true};
             if (write)
                 io_uring_prep_write(sqe, fd, buf + next, (unsigned)n, next);
             else
@@ -126,7 +126,7 @@ static int uring_rw(uring_state *u, int fd, uint8_t *buf, size_t size,
             inflight--;
             u->free_slots[nfree++] = slot;
             q->busy = false;
-            double t1 = kb_io_now();
+            double t1 = kb_now();
             size_t want = q->off + q->n > size ? size - q->off : q->n;
             if (res >= 0 && (size_t)res < want) {
                 ssize_t more = finish_sync(fd, buf, q->off + (size_t)res,

@@ -1,5 +1,6 @@
 /* bandwidth.c - memory ceilings: STREAM's kernels under STREAM's rules for
  * the DRAM figure, and a working-set sweep for the cache plateaus. */
+#include "drivers/common/clock.h"
 #include "drivers/peaks/peaks.h"
 
 #include <math.h>
@@ -13,13 +14,6 @@
 #define STREAM_SCALAR 3.0
 
 static volatile double bw_sink;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Pin every thread of a team of `threads` to its own allowed CPU.  GNU
  * OpenMP keeps its pool, so later regions of the same size run on the
@@ -58,31 +52,31 @@ static double stream_rep(int threads, double *a, double *b, double *c,
 {
     const double s = STREAM_SCALAR;
     double sum = 0, t;
-    t = now_s();
+    t = kb_now();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++)
         c[i] = a[i];
-    times[0] = now_s() - t;
-    t = now_s();
+    times[0] = kb_now() - t;
+    t = kb_now();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++)
         b[i] = s * c[i];
-    times[1] = now_s() - t;
-    t = now_s();
+    times[1] = kb_now() - t;
+    t = kb_now();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++)
         c[i] = a[i] + b[i];
-    times[2] = now_s() - t;
-    t = now_s();
+    times[2] = kb_now() - t;
+    t = kb_now();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; i++)
         a[i] = b[i] + s * c[i];
-    times[3] = now_s() - t;
-    t = now_s();
+    times[3] = kb_now() - t;
+    t = kb_now();
 #pragma omp parallel for simd num_threads(threads) schedule(static) reduction(+ : sum)
     for (size_t i = 0; i < n; i++)
         sum += a[i];
-    times[4] = now_s() - t;
+    times[4] = kb_now() - t;
     return sum;
 }
 
@@ -182,11 +176,11 @@ static double time_update(int threads, double **bufs, size_t m, int64_t passes,
             double t0 = 0;
 #pragma omp barrier
 #pragma omp master
-            t0 = now_s();
+            t0 = kb_now();
             update_passes(a, m, passes);
 #pragma omp barrier
 #pragma omp master
-            best = fmin(best, now_s() - t0);
+            best = fmin(best, kb_now() - t0);
         }
 #pragma omp atomic
         bw_sink += a[0];

@@ -2,6 +2,7 @@
  * a per-thread perf_event cycle counter where the kernel offers one, else
  * a timed chain of dependent register adds. */
 #define _GNU_SOURCE   /* syscall */
+#include "drivers/common/clock.h"
 #include "drivers/peaks/peaks.h"
 
 #include <linux/perf_event.h>
@@ -10,13 +11,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int kb_cycles_open(kb_cycle_counter *c)
 {
@@ -62,10 +56,10 @@ static double add_chain_once(void)
     enum { BLOCKS = 1000 };   /* 1e6 cycles: 0.2-0.5 ms */
     uint64_t x = 0, one = 1;
     __asm__ volatile("" : "+r"(one));   /* the compiler cannot know it is 1 */
-    double t0 = now_s();
+    double t0 = kb_now();
     for (int b = 0; b < BLOCKS; b++)
         __asm__ volatile(".rept 1000\n\taddq %1, %0\n\t.endr" : "+r"(x) : "r"(one));
-    double dt = now_s() - t0;
+    double dt = kb_now() - t0;
     return x == (uint64_t)BLOCKS * 1000 && dt > 0 ? 1e-9 * (double)x / dt : 0;
 }
 #endif

@@ -1,5 +1,6 @@
 /* fma_peak.c - compute ceilings: per precision, the widest FMA kernel the
  * CPU supports (chosen at run time), many independent chains, all cores. */
+#include "drivers/common/clock.h"
 #include "drivers/peaks/peaks.h"
 
 #include <cpuid.h>
@@ -122,21 +123,14 @@ static const fma_kernel kernels[] = {
 };
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Iterations that take about trial_s on one thread, from a short run. */
 static int64_t calibrate(const fma_kernel *k, double trial_s)
 {
     int64_t iters = 1 << 14;
     for (;;) {
-        double t0 = now_s();
+        double t0 = kb_now();
         fma_sink = k->run(iters, 1e-3);
-        double dt = now_s() - t0;
+        double dt = kb_now() - t0;
         if (dt > 0.01 || iters > ((int64_t)1 << 40))
             return (int64_t)((double)iters * trial_s / dt) + 1;
         iters *= 4;
@@ -227,7 +221,7 @@ static void measure(const fma_kernel *k, int threads, double trial_s, int trials
             double t0 = 0;
 #pragma omp barrier
 #pragma omp master
-            t0 = now_s();
+            t0 = kb_now();
             clock_before(&c, perf);
             double s = k->run(iters, 1e-3 * (t + 1));
 #pragma omp atomic
@@ -235,7 +229,7 @@ static void measure(const fma_kernel *k, int threads, double trial_s, int trials
 #pragma omp barrier
 #pragma omp master
             {
-                double dt = now_s() - t0;
+                double dt = kb_now() - t0;
                 if (dt < best) {
                     best = dt;
                     best_r = tr;

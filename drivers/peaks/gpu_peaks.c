@@ -4,6 +4,7 @@
  * GEMM's best large shape per precision through the backend interface
  * (the matrix-unit, "vendor-achievable" ceiling), and the theoretical
  * figures from the device's attributes and gpu_arch.conf. */
+#include "drivers/common/clock.h"
 #include "drivers/peaks/peaks.h"
 
 #include "backends/backend.h"
@@ -48,13 +49,6 @@ size_t kb_gpu_stream_elements(double l2_bytes, bool quick)
     size_t n = (size_t)1 << 28;
     double rule = 4.0 * l2_bytes / sizeof(double);
     return rule > (double)n ? (size_t)ceil(rule) : n;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The device entry's identity, from the runtime's attributes. */
@@ -228,11 +222,11 @@ static int gemm_shape(const kb_backend *b, kb_dtype dt, int size, int reps,
         goto out;
     double best = 0;
     for (int r = 0; r <= reps; r++) {
-        double elapsed = -1, t0 = now_s();
+        double elapsed = -1, t0 = kb_now();
         if (b->run(plan, &elapsed, why, len) != 0)
             goto out;
         if (elapsed < 0)   /* run() is synchronous: the host clock is fine */
-            elapsed = now_s() - t0;
+            elapsed = kb_now() - t0;
         if (r > 0 && elapsed > 0 && (best == 0 || elapsed < best))
             best = elapsed;   /* run 0 warms up */
     }
