@@ -26,15 +26,19 @@ enum {
 /* Entry point of the kbench program (cli.c): dispatches on argv[1]. */
 int kb_main(int argc, char **argv);
 
-/* Verbs.  argv[0] is the verb name; each returns an exit code above. */
-int kb_cmd_run(int argc, char **argv);    /* cmd_run.c */
-int kb_cmd_list(int argc, char **argv);   /* cmd_list.c */
+/* Verbs, each declared as data (drivers/common/options.h) in its folder. */
+struct kb_verb;
+extern const struct kb_verb kb_verb_run;      /* run/ */
+extern const struct kb_verb kb_verb_list;     /* list/ */
+
+/* Verbs still parsing their own argv; argv[0] is the verb name; each
+ * returns an exit code above. */
 int kb_cmd_baseline(int argc, char **argv);   /* acceptance/cmd_baseline.c */
 int kb_cmd_check(int argc, char **argv);      /* acceptance/cmd_check.c */
 int kb_cmd_merge(int argc, char **argv);      /* merge/cmd_merge.c */
 int kb_cmd_compare(int argc, char **argv);    /* compare/cmd_compare.c */
 
-/* Print the exit-code table (shared by --help of every verb). */
+/* Print the exit-code table (shared by --help of every verb; help.c). */
 void kb_print_exit_codes(FILE *out);
 
 #endif

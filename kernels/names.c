@@ -1,5 +1,6 @@
 /* names.c - names of kinds, data types, layouts and directions, and their parsers. */
 #include "kernels/problem.h"
+#include "kernels/kernel_table.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,12 +29,7 @@ const char *kb_kind_name(kb_kind kind)
 /* Returns a static string; never NULL. */
 const char *kb_problem_kernel_name(const kb_problem *p)
 {
-    switch (p->kind) {
-    case KB_CONV: return p->conv.ndims == 3 ? "conv3d" : "conv2d";
-    case KB_GEMM: return "gemm";
-    case KB_BNORM: return "bnorm";
-    }
-    return "unknown";
+    return kb_kernel_table[kb_kernel_of(p)].name;
 }
 
 /* One table for every element type: adding one is a line here (and its

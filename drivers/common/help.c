@@ -1,0 +1,136 @@
+/* help.c - `kbench --help`, `kbench VERB --help` and the exit-code table,
+ * generated from the verb records that the parser reads. */
+#include "drivers/common/options.h"
+
+#include "drivers/commands.h"
+
+#include <string.h>
+
+void kb_print_exit_codes(FILE *out)
+{
+    fputs("Exit codes:\n"
+          "  0    every case ran and validated (SKIPPED and MISTRUSTED cases\n"
+          "       allowed: MISTRUSTED, measured over 10 % above its roof\n"
+          "       with --peaks, does not change the exit code, as in benchdnn)\n"
+          "  1    a validation failed (some case FAILED)\n"
+          "  2    usage or input error: bad option, descriptor, batch file,\n"
+          "       shape, unknown model/backend/kernel, a problem too large\n"
+          "       for memory\n"
+          "  3    setup or runtime error: a backend or library failed (some\n"
+          "       case ERROR), results could not be written\n"
+          "  130, 143  interrupted by SIGINT or SIGTERM (128 + signal); every\n"
+          "       case finished before the signal is in the outputs\n"
+          "  When several apply, the highest of 1 and 3 wins.\n",
+          out);
+}
+
+/* Each line of text, the first after `first`, the others after `rest`. */
+static void print_lines(FILE *out, const char *first, const char *rest,
+                        const char *text)
+{
+    const char *prefix = first;
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        fprintf(out, "%s%.*s\n", prefix, (int)n, text);
+        text += n + (text[n] == '\n');
+        prefix = rest;
+    }
+}
+
+/* A synopsis line that starts with a space continues the one before;
+ * any other is a form of its own, with the verb's name again. */
+static void print_synopsis(FILE *out, const char *lead, const char *name,
+                           const kb_verb *v)
+{
+    const char *text = v->synopsis ? v->synopsis : "";
+    int indent = (int)strlen(lead);
+    do {
+        size_t n = strcspn(text, "\n");
+        if (text == v->synopsis || !v->synopsis)
+            fprintf(out, "%s%s %.*s\n", lead, name, (int)n, text);
+        else if (*text == ' ')
+            fprintf(out, "%*s%.*s\n", indent + (int)strlen(name), "", (int)n, text);
+        else
+            fprintf(out, "%*s%s %.*s\n", indent, "", name, (int)n, text);
+        text += n + (text[n] == '\n');
+    } while (*text);
+}
+
+/* "--name VALUE" as help shows it: the metavar, else the choices. */
+static void option_label(const kb_option *o, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "--%s", o->name);
+    if (o->type == KB_OPT_FLAG || o->renamed_to || (size_t)n >= len)
+        return;
+    if (o->metavar) {
+        snprintf(buf + n, len - (size_t)n, " %s", o->metavar);
+        return;
+    }
+    for (int i = 0; o->choices && o->choices[i] && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%c%s", i ? '|' : ' ', o->choices[i]);
+}
+
+static void print_option(FILE *out, const kb_option *o)
+{
+    char label[64], first[96], help[512];
+    option_label(o, label, sizeof label);
+    if (o->section)
+        fprintf(out, "\n%s:\n", o->section);
+    if (o->renamed_to)
+        snprintf(help, sizeof help, "the old spelling of --%s", o->renamed_to);
+    else if (o->def && !strstr(o->help, "default"))
+        snprintf(help, sizeof help, "%s (default %s)", o->help, o->def);
+    else
+        snprintf(help, sizeof help, "%s", o->help);
+    if (strlen(label) > 20) {
+        fprintf(out, "  %s\n", label);
+        print_lines(out, "                        ", "                        ", help);
+    } else {
+        snprintf(first, sizeof first, "  %-21s ", label);
+        print_lines(out, first, "                        ", help);
+    }
+}
+
+void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
+             v->name);
+    print_synopsis(out, "usage: kbench ", name, v);
+    if (v->description)
+        fprintf(out, "%s\n", v->description);
+    for (const kb_verb *const *s = v->subverbs; s && *s; s++) {
+        fprintf(out, "\n");
+        print_synopsis(out, "  kbench ", name, *s);
+        fprintf(out, "    %s\n", (*s)->summary);
+    }
+    if (v->subverbs)
+        fprintf(out, "\n`kbench %s SUB --help` describes a sub-verb's options.\n", name);
+    if (v->tables && v->tables[0] && v->tables[0]->name && !v->tables[0]->section)
+        fputs("\noptions:\n", out);
+    for (const kb_option *const *t = v->tables; t && *t; t++)
+        for (const kb_option *o = *t; o->name; o++)
+            print_option(out, o);
+    fputs("  -h, --help             this help\n\n", out);
+    if (v->exit_codes)
+        fprintf(out, "Exit codes:\n%s", v->exit_codes);
+    else
+        kb_print_exit_codes(out);
+}
+
+void kb_usage(FILE *out, const kb_verb *const *verbs)
+{
+    fputs("Usage: kbench VERB [options]\n"
+          "       kbench --help | --version\n\n"
+          "Compute-kernel microbenchmarks (conv2d, conv3d, GEMM, batchnorm)\n"
+          "validated against a reference implementation.\n\n"
+          "Verbs:\n",
+          out);
+    for (const kb_verb *const *v = verbs; *v; v++)
+        fprintf(out, "  %-8s %s\n", (*v)->name, (*v)->summary);
+    fputc('\n', out);
+    for (const kb_verb *const *v = verbs; *v; v++)
+        print_synopsis(out, "  kbench ", (*v)->name, *v);
+    fputs("\n`kbench VERB --help` describes a verb's options.\n\n", out);
+    kb_print_exit_codes(out);
+}
