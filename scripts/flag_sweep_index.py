@@ -124,7 +124,7 @@ def main(argv):
              f"OMP_PROC_BIND {base['omp_proc_bind']}).\n")
     w.append("Made from the repository root with\n")
     w.append(f"```sh\n{command}\n```\n")
-    w.append("(`scripts/flag-sweep.sh`; README, \"Tuning compiler flags\"). "
+    w.append("(`scripts/flag-sweep.sh`; docs/compare.md, \"Tuning compiler flags\"). "
              "Each round ran every build once, the order reversed every other "
              f"round; {rounds} round{'s' if rounds != 1 else ''}, each compared on its own.\n")
 
@@ -157,7 +157,7 @@ def main(argv):
     w.append(f"Per case, the ratio of `{first}`'s median time to the build's: above 1 "
              "the build is faster. **faster**/**slower**: Mann–Whitney p < 0.05 and "
              "the 95 % Hodges–Lehmann interval excludes 1; `~` otherwise "
-             "(README, \"Comparing two runs\"). A verdict that holds in every round "
+             "(docs/compare.md, \"Comparing two runs\"). A verdict that holds in every round "
              "is one to trust on this machine.\n")
     for name, *_ in builds[1:]:
         reports = [read_json(os.path.join(out, f"{name}-vs-{first}.r{r}.json"))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# dlio_keys_readme_test.sh - the README's table of DLIO keys is the table
-# drivers/io/dlio_keys.conf holds, row for row, so the doc cannot drift.
-#   dlio_keys_readme_test.sh CONF README   check (exit 1 with a diff)
+# dlio_keys_readme_test.sh - the table of DLIO keys in docs/io-stage.md
+# (once the README's) is the table drivers/io/dlio_keys.conf holds, row for
+# row, so the doc cannot drift.
+#   dlio_keys_readme_test.sh CONF DOC      check (exit 1 with a diff)
 #   dlio_keys_readme_test.sh --print CONF  print the table to paste
 set -euo pipefail
 
@@ -24,19 +25,19 @@ if [[ ${1:-} == --print ]]; then
     table "$2"
     exit 0
 fi
-conf=$1 readme=$2
-# the README's rows: from the header line to the first line not a row
-readme_rows=$(awk -v h="$header" '
+conf=$1 doc=$2
+# the document's rows: from the header line to the first line not a row
+doc_rows=$(awk -v h="$header" '
     $0 == h { on = 1 }
     on && !/^\|/ { exit }
-    on { print }' "$readme")
-if [[ -z $readme_rows ]]; then
-    echo "$readme: no table headed '$header'" >&2
+    on { print }' "$doc")
+if [[ -z $doc_rows ]]; then
+    echo "$doc: no table headed '$header'" >&2
     exit 1
 fi
-if ! diff <(table "$conf") <(echo "$readme_rows") >&2; then
-    echo "the README's DLIO key table differs from $conf (< conf," \
-         "> README); print it with: $0 --print $conf" >&2
+if ! diff <(table "$conf") <(echo "$doc_rows") >&2; then
+    echo "$doc: its DLIO key table differs from $conf (< conf," \
+         "> $doc); print it with: $0 --print $conf" >&2
     exit 1
 fi
-echo "README table: $(($(wc -l <<<"$readme_rows") - 2)) keys, as in $conf"
+echo "$doc table: $(($(wc -l <<<"$doc_rows") - 2)) keys, as in $conf"

@@ -72,8 +72,8 @@ set_tests_properties(test_io_dlio_run PROPERTIES
   FIXTURES_REQUIRED dlio_data TIMEOUT 120 LABELS io)
 
 # DLIO's own workload YAMLs (tests/inputs/dlio/, unchanged) into profiles
-# through the key table staged in share/kbench/io/; and the README's table
-# of that key table, row for row.
+# through the key table staged in share/kbench/io/; and docs/io-stage.md's
+# table of that key table, row for row.
 kb_add_test(test_io_dlio_config kb_io)
 target_compile_definitions(test_io_dlio_config PRIVATE ${KB_IO_TEST_DEFS}
   KB_IO_DLIO_INPUTS="${CMAKE_CURRENT_LIST_DIR}/inputs/dlio")
@@ -83,5 +83,5 @@ set_tests_properties(test_io_dlio_config PROPERTIES TIMEOUT 120 LABELS io)
 add_test(NAME io_dlio_keys_readme
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/dlio_keys_readme_test.sh
                  ${PROJECT_SOURCE_DIR}/drivers/io/dlio_keys.conf
-                 ${PROJECT_SOURCE_DIR}/README.md)
+                 ${PROJECT_SOURCE_DIR}/docs/io-stage.md)
 set_tests_properties(io_dlio_keys_readme PROPERTIES TIMEOUT 30 LABELS io)

@@ -11,7 +11,7 @@ per node, a collector Job that merges and checks, a Pod to fetch the files.
 Everything after "--" is the selection given to `kbench run` on every node
 (for example `--model resnet50 --backend onednn`).  Writes
 DIR/nodes/<job>.yaml (one Job per node), DIR/collector.yaml and
-DIR/fetch.yaml; README.md, "Acceptance on Kubernetes", gives the commands
+DIR/fetch.yaml; docs/integrations/kubernetes.md gives the commands
 that apply them in order.  The YAML comes from PyYAML when it is installed,
 else it is JSON (which is YAML too).  Exit 0 when written, 2 on a usage
 error, 3 when a file cannot be written (named on stderr; every manifest is

@@ -4,7 +4,7 @@
 # kbench has no public repository yet: put this file in a site package
 # repository as packages/kbench/package.py and build a clone with
 #   spack develop --path /path/to/kbench kbench@=main && spack install
-# (or add `git = "<your clone's URL>"` below).  README.md, "Spack", says more.
+# (or add `git = "<your clone's URL>"` below).  docs/integrations/spack.md says more.
 # integrations/spack/ci-check.sh checks that the variants below match the
 # CMake options and that the data directories are the ones CMake installs.
 
