@@ -4,7 +4,6 @@
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
 #include "drivers/io/io.h"
-#include "drivers/peaks/peaks.h"
 #include "drivers/roofline/report.h"
 
 #include "buildinfo.h"
@@ -16,6 +15,7 @@
 static const kb_verb *const verbs[] = {
     &kb_verb_run,
     &kb_verb_list,
+    &kb_verb_peaks,
     NULL,
 };
 
@@ -24,7 +24,7 @@ static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
 } legacy[] = {
-    {"peaks", kb_cmd_peaks},       {"report", kb_cmd_report},
+    {"report", kb_cmd_report},
     {"io", kb_cmd_io},             {"baseline", kb_cmd_baseline},
     {"check", kb_cmd_check},       {"merge", kb_cmd_merge},
     {"compare", kb_cmd_compare},

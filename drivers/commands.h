@@ -30,6 +30,7 @@ int kb_main(int argc, char **argv);
 struct kb_verb;
 extern const struct kb_verb kb_verb_run;      /* run/ */
 extern const struct kb_verb kb_verb_list;     /* list/ */
+extern const struct kb_verb kb_verb_peaks;    /* peaks/ */
 
 /* Verbs still parsing their own argv; argv[0] is the verb name; each
  * returns an exit code above. */

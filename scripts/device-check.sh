@@ -4,7 +4,7 @@
 #  1. build (Release, CUDAARCHS=90, KBENCH_HIP=OFF, -j$JOBS) into $BUILD;
 #  2. the GPU ctests (ctest -L gpu) and the fp32 check: the fine fill
 #     (tests/inputs/fp32_strict.txt, `--fill fine`) on cuda, cublas, cudnn;
-#  3. kbench peaks --out OUTDIR/ceilings.json;
+#  3. kbench peaks --json OUTDIR/ceilings.json;
 #  4. the three catalogs on cuda, cublas and cudnn, at batch 32
 #     (resnet50), 4 (cosmoflow) and 4 (deepcam), 3 timed repetitions a
 #     case after 1 warm-up, placed under the ceilings: OUTDIR/MODEL.jsonl;
@@ -121,7 +121,7 @@ step ctest-gpu 20 ctest --test-dir "$BUILD" -L gpu --output-on-failure
 step fp32-fine 10 "$kb" run --fill fine --batch tests/inputs/fp32_strict.txt \
     --backend "$backends" --reps 1 --min-time 0 --quiet \
     --json "$out/fp32_fine.jsonl"
-step peaks 20 "$kb" peaks "${peaks[@]}" --out "$out/ceilings.json"
+step peaks 20 "$kb" peaks "${peaks[@]}" --json "$out/ceilings.json"
 
 common=(--min-time 0 --warmup 1 --quiet)
 [ -s "$out/ceilings.json" ] && common+=(--peaks "$out/ceilings.json")

@@ -15,7 +15,7 @@ scripts/setup-debian.sh
 cmake --preset default
 cmake --build --preset default
 mkdir -p out
-build/default/kbench peaks --out out/peaks.json
+build/default/kbench peaks --json out/peaks.json
 status=0
 build/default/kbench run --peaks out/peaks.json --json out/results.jsonl \
     --csv out/results.csv "$@" || status=$?

@@ -18,7 +18,7 @@
 #                    use that hpcc-*.tar.gz instead (no network).  stream.c is
 #                    never copied into the repository.
 #   --kbench CMD     the kbench program (default: build/default/kbench);
-#                    it is run as `CMD peaks --out FILE`.
+#                    it is run as `CMD peaks --json FILE`.
 #   --out FILE       the Markdown table (default: results/peaks/stream-compare.md)
 # Environment: CC (default gcc), CFLAGS (default: kbench's Release flags
 # "-O3 -march=native -fopenmp"), OMP_NUM_THREADS (default: all CPUs),
@@ -152,7 +152,7 @@ fi
 
 echo "== kbench peaks ($threads threads)" >&2
 # shellcheck disable=SC2086  # CMD may carry its own arguments
-$kbench peaks --threads "$threads" --out "$work/peaks.json" >"$work/peaks.txt"
+$kbench peaks --threads "$threads" --json "$work/peaks.json" >"$work/peaks.txt"
 cat "$work/peaks.txt" >&2
 dev='.devices[] | select(.kind == "cpu")'
 ceil() {  # ceil KIND LEVEL KERNEL FIELD [FILE]: one ceiling's field, or "null"
@@ -210,7 +210,7 @@ if [ -n "$stream_kind" ]; then
     while [ "$r" -le "$rounds" ]; do
         echo "== round $r of $rounds: kbench peaks, STREAM" >&2
         # shellcheck disable=SC2086  # CMD may carry its own arguments
-        $kbench peaks --threads "$threads" --out "$work/peaks$r.json" >/dev/null
+        $kbench peaks --threads "$threads" --json "$work/peaks$r.json" >/dev/null
         run_stream "$work/stream$r.txt"
         r=$((r + 1))
     done

@@ -37,7 +37,7 @@ test_list_models() {
         expect "$tmp/out" "^$m +[0-9]+ +[0-9]+" "list models"
     done
     run_kb 2 list nope
-    expect "$tmp/err" "unknown list 'nope'"
+    expect "$tmp/err" "unknown sub-verb 'nope'"
 }
 
 test_list_kernels_backends() {

@@ -7,6 +7,7 @@
 #include "backends/gpu/gpu_registry.h"
 #include "drivers/commands.h"
 #include "drivers/peaks/peaks.h"
+#include "drivers/common/options.h"
 #include "tests/check.h"
 
 #include <stdlib.h>
@@ -80,18 +81,18 @@ int main(void)
     char dir[] = "/tmp/kb_gpupeaks_XXXXXX", path[64], err[512];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/p.json", dir);
-    char *both[] = {"peaks", "--quick", "--threads", "1", "--out", path};
-    CHECK(kb_cmd_peaks(6, both) == (rc == 0 ? KB_EXIT_OK : KB_EXIT_RUNTIME));
+    char *both[] = {"peaks", "--quick", "--threads", "1", "--json", path};
+    CHECK(kb_verb_main(&kb_verb_peaks, NULL, 6, both) == (rc == 0 ? KB_EXIT_OK : KB_EXIT_RUNTIME));
     CHECK(kb_ceilings_load(path, c, err, sizeof err) == 0);
     CHECK(kb_ceilings_device(c, "cpu") != NULL && c->ndevices == 1 + devices);
     unlink(path);
-    char *cpu[] = {"peaks", "--quick", "--threads", "1", "--no-gpu", "--out", path};
-    CHECK(kb_cmd_peaks(7, cpu) == KB_EXIT_OK);
+    char *cpu[] = {"peaks", "--quick", "--threads", "1", "--no-gpu", "--json", path};
+    CHECK(kb_verb_main(&kb_verb_peaks, NULL, 7, cpu) == KB_EXIT_OK);
     CHECK(kb_ceilings_load(path, c, err, sizeof err) == 0);
     CHECK(c->ndevices == 1 && kb_ceilings_device(c, "cpu") != NULL);
     unlink(path);
-    char *gpu[] = {"peaks", "--quick", "--gpu-only", "--out", path};
-    CHECK(kb_cmd_peaks(5, gpu) == (rc == 0 ? KB_EXIT_OK : KB_EXIT_RUNTIME));
+    char *gpu[] = {"peaks", "--quick", "--gpu-only", "--json", path};
+    CHECK(kb_verb_main(&kb_verb_peaks, NULL, 5, gpu) == (rc == 0 ? KB_EXIT_OK : KB_EXIT_RUNTIME));
     /* without a GPU nothing was measured and no file is written */
     CHECK((access(path, F_OK) == 0) == (devices > 0));
     if (devices > 0) {
@@ -101,7 +102,7 @@ int main(void)
     unlink(path);
     rmdir(dir);
     char *bad[] = {"peaks", "--no-gpu", "--gpu-only"};
-    CHECK(kb_cmd_peaks(3, bad) == KB_EXIT_USAGE);
+    CHECK(kb_verb_main(&kb_verb_peaks, NULL, 3, bad) == KB_EXIT_USAGE);
     free(c);
     return CHECK_DONE();
 }

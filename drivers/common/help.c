@@ -38,7 +38,8 @@ static void print_lines(FILE *out, const char *first, const char *rest,
 }
 
 /* A synopsis line that starts with a space continues the one before;
- * any other is a form of its own, with the verb's name again. */
+ * any other is a form of its own, with "kbench VERB" again.  lead ends
+ * in "kbench ". */
 static void print_synopsis(FILE *out, const char *lead, const char *name,
                            const kb_verb *v)
 {
@@ -50,8 +51,8 @@ static void print_synopsis(FILE *out, const char *lead, const char *name,
             fprintf(out, "%s%s %.*s\n", lead, name, (int)n, text);
         else if (*text == ' ')
             fprintf(out, "%*s%.*s\n", indent + (int)strlen(name), "", (int)n, text);
-        else
-            fprintf(out, "%*s%s %.*s\n", indent, "", name, (int)n, text);
+        else   /* under "kbench" of the first line */
+            fprintf(out, "%*skbench %s %.*s\n", indent - 7, "", name, (int)n, text);
         text += n + (text[n] == '\n');
     } while (*text);
 }

@@ -11,10 +11,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The verb (peaks_cmd.c).  argv[0] is "peaks"; returns an exit code of
- * drivers/commands.h. */
-int kb_cmd_peaks(int argc, char **argv);
-
 /* ---- topology.c ------------------------------------------------------- */
 
 /* Cache sizes are per instance; *_count is the number of instances on the

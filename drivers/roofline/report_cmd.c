@@ -86,7 +86,7 @@ static void usage(FILE *f)
         "usage: kbench report RESULTS.jsonl [RESULTS2.jsonl] [--peaks FILE]...\n"
         "                     [--level auto|L1|L2|L3|DRAM] --out DIR\n"
         "Place every PASSED case of the result files on the roofline of the\n"
-        "ceilings file (from `kbench peaks --out FILE`) and write DIR/roofline.svg,\n"
+        "ceilings file (from `kbench peaks --json FILE`) and write DIR/roofline.svg,\n"
         "DIR/report.md and DIR/report.html (self-contained), and DIR/training.svg\n"
         "(stacked bars) when the files hold training steps (run --training;\n"
         "cases are coloured by precision).  Two result files\n"
@@ -456,7 +456,7 @@ static void ceilings_section(FILE *f, bool html, const report *r)
     if (r->npeaks == 0) {
         para(f, html, "No ceilings file was given (--peaks): there are no roofs, and "
              "no attainable, % of attainable or bound figures. kbench never invents "
-             "ceilings; measure them with `kbench peaks --out FILE`.");
+             "ceilings; measure them with `kbench peaks --json FILE`.");
         return;
     }
     table_begin(f, html);

@@ -67,7 +67,7 @@ echo "ci-check: ReFrame $("$venv/bin/reframe" --version), kbench $bin"
 # the CPU backends: this machine has no GPU, whose backends only SKIP here
 backends=$("$bin" list backends | awk '/ kind=/ && / device=cpu/ {print $1}' | paste -sd, -)
 [ -n "$backends" ] || die "$bin list backends names no backend"
-"$bin" peaks --quick --out "$work/peaks.json" >/dev/null || die "kbench peaks failed"
+"$bin" peaks --quick --json "$work/peaks.json" >/dev/null || die "kbench peaks failed"
 
 # reframe NAME SYSTEM [OPTION...]: one run into $work/NAME, report in $work/NAME.json.
 reframe() {

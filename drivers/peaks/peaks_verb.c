@@ -1,8 +1,9 @@
-/* peaks_cmd.c - the `kbench peaks` verb: measure the ceilings, print them
- * as a table and write them as a ceilings file (results/CEILINGS.md). */
+/* peaks_verb.c - the `kbench peaks` verb: measure the ceilings, print
+ * them as a table and write them as a ceilings file (results/CEILINGS.md). */
 #include "drivers/peaks/peaks.h"
 
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 
 #include "buildinfo.h"
 
@@ -33,91 +34,12 @@ static const peaks_effort effort_default = {0.05, 20, 11, 0.01, 4, false};
 static const peaks_effort effort_quick = {0.01, 2, 3, 0.0005, 2, true};
 
 typedef struct {
-    const char *out;
-    int threads;
+    const char *out;           /* --json */
+    int64_t threads;           /* 0: OpenMP's */
     peaks_effort effort;
-    bool cpu, gpu;             /* --gpu-only, --no-gpu */
+    bool quick, no_gpu, gpu_only;
+    bool cpu, gpu;             /* what runs, from --gpu-only and --no-gpu */
 } peaks_opts;
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-        "usage: kbench peaks [--out FILE] [--threads N] [--quick] [--no-gpu | --gpu-only]\n"
-        "Measure this machine's ceilings: FMA peak per precision (fp64, fp32,\n"
-        "bf16/fp16 where the ISA has them), the L1/L2/L3/DRAM bandwidth plateaus\n"
-        "of a working-set sweep and STREAM-rule DRAM bandwidth (copy, scale, add,\n"
-        "triad, read).  The theoretical FMA peak is cores x FMA pipes x lanes x 2\n"
-        "x the clock measured during the FMA run, with pipes and datapath width\n"
-        "from share/kbench/peaks/microarch.conf; a CPU it does not list gets no\n"
-        "theoretical figure.  Then each visible GPU of each runtime built in:\n"
-        "device-memory bandwidth (BabelStream's copy, mul, add, triad, dot over\n"
-        "fp64 arrays of 2^28 elements), the FMA peak per precision, the vendor\n"
-        "GEMM's best large shape per precision (cublas, rocblas), theoretical\n"
-        "figures from the device and share/kbench/peaks/gpu_arch.conf.  No GPU\n"
-        "is not an error: it says so and skips them.  Prints a table; --out\n"
-        "writes the ceilings file (schema " KB_CEILINGS_SCHEMA ", see\n"
-        "results/CEILINGS.md).\n"
-        "  --out FILE     write the ceilings as JSON to FILE\n"
-        "  --threads N    threads to use (default: OpenMP's, usually all CPUs)\n"
-        "  --quick        small sizes and short timings (seconds; tests), not\n"
-        "                 STREAM-rule sized (GPU: 2^20 elements, GEMM 1024^3)\n"
-        "  --no-gpu       the CPU only\n"
-        "  --gpu-only     the GPUs only\n"
-        "Exit codes: 0 measured, 2 usage error, 3 measurement or write failed\n"
-        "(kbench --help lists them all).\n");
-}
-
-/* Parse a positive int option value.  Returns 0, or -1 after a message
- * naming the option and the token. */
-static int parse_count(const char *opt, const char *s, int max, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || *end || v < 1 || v > max) {
-        fprintf(stderr, "kbench peaks: %s needs a whole number from 1 to %d, got \"%s\"\n",
-                opt, max, s ? s : "");
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
-
-/* Returns 0 to run, 1 after --help, or -1 after a usage message. */
-static int parse_opts(int argc, char **argv, peaks_opts *o)
-{
-    *o = (peaks_opts){NULL, omp_get_max_threads(), effort_default, true, true};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--quick") == 0) {
-            o->effort = effort_quick;
-        } else if (strcmp(a, "--no-gpu") == 0 || strcmp(a, "--gpu-only") == 0) {
-            bool only = strcmp(a, "--gpu-only") == 0;
-            if (!(only ? o->gpu : o->cpu)) {
-                fprintf(stderr, "kbench peaks: --no-gpu and --gpu-only exclude each other\n");
-                return -1;
-            }
-            if (only)
-                o->cpu = false;
-            else
-                o->gpu = false;
-        } else if (strcmp(a, "--out") == 0 && v) {
-            o->out = argv[++i];
-        } else if (strcmp(a, "--threads") == 0) {
-            if (parse_count(a, v, 4096, &o->threads))
-                return -1;
-            i++;
-        } else {
-            fprintf(stderr, "kbench peaks: unknown option or missing value: \"%s\"\n", a);
-            usage(stderr);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 /* Host, date and build of the measurement. */
 static void fill_header(kb_ceilings *c)
@@ -339,12 +261,29 @@ static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
             "write-allocate traffic not counted); sweep-update 2 words.\n");
 }
 
-int kb_cmd_peaks(int argc, char **argv)
+/* --no-gpu and --gpu-only into what runs, the effort, the threads.
+ * Returns 0, or -1 after a message. */
+static int settle(peaks_opts *o)
 {
-    peaks_opts o;
-    int rc = parse_opts(argc, argv, &o);
-    if (rc)
-        return rc > 0 ? KB_EXIT_OK : KB_EXIT_USAGE;
+    if (o->no_gpu && o->gpu_only) {
+        fprintf(stderr, "kbench peaks: --no-gpu and --gpu-only exclude each other\n");
+        return -1;
+    }
+    o->cpu = !o->gpu_only;
+    o->gpu = !o->no_gpu;
+    o->effort = o->quick ? effort_quick : effort_default;
+    if (o->threads == 0)
+        o->threads = omp_get_max_threads();
+    return 0;
+}
+
+static int peaks_main(void *opts, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    peaks_opts o = *(peaks_opts *)opts;
+    int rc;
+    if (settle(&o))
+        return KB_EXIT_USAGE;
     kb_ceilings *c = calloc(1, sizeof *c);
     kb_topology topo;
     char err[512];
@@ -390,3 +329,42 @@ int kb_cmd_peaks(int argc, char **argv)
     free(c);
     return gpu_failed ? KB_EXIT_RUNTIME : rc;
 }
+
+static const kb_option peaks_options[] = {
+    {KB_OPTION_JSON(peaks_opts, out, "write the ceilings as JSON to FILE")},
+    {KB_OPTION_RENAMED("out", "json")},
+    {KB_OPTION_THREADS(peaks_opts, threads)},
+    {.name = "quick", .type = KB_OPT_FLAG, .offset = offsetof(peaks_opts, quick),
+     .help = "small sizes and short timings (seconds; tests), not\n"
+             "STREAM-rule sized (GPU: 2^20 elements, GEMM 1024^3)"},
+    {.name = "no-gpu", .type = KB_OPT_FLAG, .offset = offsetof(peaks_opts, no_gpu),
+     .help = "the CPU only"},
+    {.name = "gpu-only", .type = KB_OPT_FLAG, .offset = offsetof(peaks_opts, gpu_only),
+     .help = "the GPUs only"},
+    {0},
+};
+
+const kb_verb kb_verb_peaks = {
+    .name = "peaks",
+    .summary = "measure the machine's compute and memory ceilings",
+    .synopsis = "[--json FILE] [--threads N] [--quick] [--no-gpu | --gpu-only]",
+    .description =
+        "Measure this machine's ceilings: FMA peak per precision (fp64, fp32,\n"
+        "bf16/fp16 where the ISA has them), the L1/L2/L3/DRAM bandwidth plateaus\n"
+        "of a working-set sweep and STREAM-rule DRAM bandwidth (copy, scale, add,\n"
+        "triad, read).  The theoretical FMA peak is cores x FMA pipes x lanes x 2\n"
+        "x the clock measured during the FMA run, with pipes and datapath width\n"
+        "from share/kbench/peaks/microarch.conf; a CPU it does not list gets no\n"
+        "theoretical figure.  Then each visible GPU of each runtime built in:\n"
+        "device-memory bandwidth (BabelStream's copy, mul, add, triad, dot over\n"
+        "fp64 arrays of 2^28 elements), the FMA peak per precision, the vendor\n"
+        "GEMM's best large shape per precision, theoretical figures from the\n"
+        "device and share/kbench/peaks/gpu_arch.conf.  No GPU is not an error:\n"
+        "it says so and skips them.  Prints a table; --json writes the ceilings\n"
+        "file (schema " KB_CEILINGS_SCHEMA ", see results/CEILINGS.md).",
+    .opts_size = sizeof(peaks_opts),
+    .tables = (const kb_option *const[]){peaks_options, NULL},
+    .run = peaks_main,
+    .exit_codes = "  0    measured\n  2    usage error\n"
+                  "  3    measurement or write failed\n",
+};
