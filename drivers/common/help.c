@@ -48,7 +48,7 @@ static void print_synopsis(FILE *out, const char *lead, const char *name,
     do {
         size_t n = strcspn(text, "\n");
         if (text == v->synopsis || !v->synopsis)
-            fprintf(out, "%s%s %.*s\n", lead, name, (int)n, text);
+            fprintf(out, "%s%s%s%.*s\n", lead, name, n ? " " : "", (int)n, text);
         else if (*text == ' ')
             fprintf(out, "%*s%.*s\n", indent + (int)strlen(name), "", (int)n, text);
         else   /* under "kbench" of the first line */
@@ -98,16 +98,19 @@ void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
     snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
              v->name);
     print_synopsis(out, "usage: kbench ", name, v);
-    if (v->description)
-        fprintf(out, "%s\n", v->description);
+    if (v->description || parent)   /* a sub-verb's summary describes it */
+        print_lines(out, "", "", v->description ? v->description : v->summary);
     for (const kb_verb *const *s = v->subverbs; s && *s; s++) {
+        char sub[128];
+        snprintf(sub, sizeof sub, "%s %s", name, (*s)->name);
         fprintf(out, "\n");
-        print_synopsis(out, "  kbench ", name, *s);
-        fprintf(out, "    %s\n", (*s)->summary);
+        print_synopsis(out, "  kbench ", sub, *s);
+        print_lines(out, "    ", "    ", (*s)->summary);
     }
     if (v->subverbs)
         fprintf(out, "\n`kbench %s SUB --help` describes a sub-verb's options.\n", name);
-    if (v->tables && v->tables[0] && v->tables[0]->name && !v->tables[0]->section)
+    bool any = v->tables && v->tables[0] && v->tables[0]->name;
+    if (!any || !v->tables[0]->section)
         fputs("\noptions:\n", out);
     for (const kb_option *const *t = v->tables; t && *t; t++)
         for (const kb_option *o = *t; o->name; o++)

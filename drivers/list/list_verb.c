@@ -262,10 +262,10 @@ static const kb_option layers_options[] = {
 static const kb_verb list_layers_verb = {
     .name = "layers", .synopsis = "--model M [--mb N]",
     .summary = "one row per catalog entry: layer, kernel, count, descriptor,\n"
-               "    GFLOP per execution and GFLOP x count, counting the conv taps\n"
-               "    inside the input (what GFLOP/s use) and every tap (dense);\n"
-               "    then the model's forward totals per sample, bias excluded,\n"
-               "    both ways (results/COUNTING.md)",
+               "GFLOP per execution and GFLOP x count, counting the conv taps\n"
+               "inside the input (what GFLOP/s use) and every tap (dense);\n"
+               "then the model's forward totals per sample, bias excluded,\n"
+               "both ways (results/COUNTING.md)",
     .opts_size = sizeof(layers_opts),
     .tables = (const kb_option *const[]){layers_options, NULL},
     .run = list_layers,
