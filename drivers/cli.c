@@ -3,7 +3,7 @@
 #include "drivers/commands.h"
 #include "drivers/peaks/peaks.h"
 #include "drivers/roofline/report.h"
-#include "drivers/io/io.h"
+#include "iostage/cli/io.h"
 
 #include "buildinfo.h"
 

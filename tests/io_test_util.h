@@ -16,8 +16,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "io.h"
-#include "io_internal.h"
+#include "iostage/cli/io.h"
+#include "iostage/io_internal.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); exits the test on failure. */
 static inline char *io_test_mkdtemp(void)

@@ -6,7 +6,7 @@
  * snapshot), one record each, and errors naming the file. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
-#include "ckpt.h"
+#include "iostage/checkpoint/ckpt.h"
 
 #include <inttypes.h>
 #include <math.h>

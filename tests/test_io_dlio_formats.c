@@ -5,7 +5,7 @@
  * output parses back and numpy/h5py read it (the script's check). */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
-#include "dlio_internal.h"
+#include "iostage/dlio/dlio_internal.h"
 
 #include <inttypes.h>
 #include <sys/wait.h>

@@ -2,7 +2,7 @@
  * (KB_FUZZ_FORMAT names it): the input is a file image, parsed whole and,
  * where the format streams, again in two pieces as a reader delivers it.
  * Both walks must deliver the same samples with the same result. */
-#include "drivers/io/io_internal.h"
+#include "iostage/io_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
