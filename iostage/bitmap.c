@@ -1,9 +1,11 @@
 /* bitmap.c - the delivered-sample bitmap of one rank's records as text
  * (hex of a zlib stream), so that `kbench io merge` can prove from the
  * JSON alone that every sample was delivered once across ranks. */
-#include "iostage/io_internal.h"
+#include "iostage/bitmap.h"
+#include "iostage/stage.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

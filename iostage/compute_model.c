@@ -18,7 +18,12 @@
  * device buffer (both a whole batch, allocated at open).  The layers
  * compute on the inputs their plans uploaded at prepare: the copy is the
  * pipeline's cost, counted (kb_io_model_take_copied), not their input. */
-#include "iostage/io_internal.h"
+#include "drivers/common/clock.h"
+#include "iostage/compute_model.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
+#include "kernels/problem.h"
 
 #include "backends/backend.h"
 #include "backends/gpu/gpu_registry.h"

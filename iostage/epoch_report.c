@@ -2,6 +2,13 @@
  * conventions (DLIO 2.0.0's definitions under DLIO's key names, kbench's
  * own under kb_ names), its table line and its io_epoch record. */
 #include "iostage/epoch_report.h"
+#include "iostage/bitmap.h"
+#include "iostage/compute_model.h"
+#include "iostage/metrics.h"
+#include "iostage/pipeline.h"
+#include "iostage/profile.h"
+#include "iostage/readers/direct.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <inttypes.h>

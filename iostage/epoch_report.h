@@ -4,7 +4,14 @@
 #ifndef KB_IO_EPOCH_REPORT_H
 #define KB_IO_EPOCH_REPORT_H
 
-#include "iostage/io_internal.h"
+#include "iostage/compute_model.h"
+#include "iostage/pipeline.h"
+#include "iostage/profile.h"
+#include "iostage/readers/direct.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 /* One of DLIO's blocks: the steps between two checkpoints that held the
  * loop (DLIO ends a block before each checkpoint and starts the next one

@@ -1,7 +1,8 @@
 /* metrics.c - clocks, CPU time, latency quantiles, and the page cache:
  * residency of the dataset (mincore) and eviction without root (fsync +
  * POSIX_FADV_DONTNEED). */
-#include "iostage/io_internal.h"
+#include "iostage/metrics.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <fcntl.h>

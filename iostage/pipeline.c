@@ -6,6 +6,19 @@
  * schedule between steps and measures (epoch_report.c writes it down). */
 #include "iostage/epoch_report.h"
 #include "iostage/run_dataset.h"
+#include "drivers/common/clock.h"
+#include "iostage/checkpoint/schedule.h"
+#include "iostage/compute_model.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/metrics.h"
+#include "iostage/pipeline.h"
+#include "iostage/profile.h"
+#include "iostage/readers/direct.h"
+#include "iostage/readers/engine.h"
+#include "iostage/ring.h"
+#include "iostage/sample.h"
+#include "iostage/shuffle.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,8 @@
 /* profiles.c - reads the workload profiles (profiles.conf) at run time. */
-#include "iostage/io_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/formats/format.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
 #include "kernels/data_dir.h"
 
 #include <errno.h>
@@ -10,7 +13,7 @@
 
 #define PROFILES_REL "io/profiles.conf"  /* in the data directory */
 
-/* See io_internal.h. */
+/* See profile.h. */
 const char *kb_io_profiles_path(void)
 {
     static char path[4096];
@@ -20,14 +23,6 @@ const char *kb_io_profiles_path(void)
         return env;
     return kb_data_path(PROFILES_REL, path, sizeof path, err, sizeof err)
                ? NULL : path;
-}
-
-int64_t kb_io_dims_product(const kb_io_profile *p)
-{
-    int64_t n = 1;
-    for (int i = 0; i < p->ndims; i++)
-        n *= p->dims[i];
-    return n;
 }
 
 char *kb_io_trim(char *s)

@@ -2,10 +2,12 @@
  * that launched it (Slurm, Open MPI, PMIx) or from --rank/--ranks, the
  * shard of samples a rank reads (DLIO's split) and DLIO's steps an epoch
  * a rank. */
-#include "iostage/io_internal.h"
+#include "iostage/rank.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

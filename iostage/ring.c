@@ -5,7 +5,7 @@
  * slot's previous batch, which is what bounds the prefetch.  Readers
  * claim runs of consecutive positions, so small records cost one lock
  * round trip per run, not per sample. */
-#include "iostage/io_internal.h"
+#include "iostage/ring.h"
 
 #include <pthread.h>
 #include <stdlib.h>

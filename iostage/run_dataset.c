@@ -3,10 +3,20 @@
  * rank's shard of the sample ids (DLIO's split) and the epoch's step
  * limit. */
 #include "iostage/run_dataset.h"
+#include "iostage/bitmap.h"
+#include "iostage/dlio/layout.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/gen.h"
+#include "iostage/pipeline.h"
+#include "iostage/profile.h"
+#include "iostage/rank.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

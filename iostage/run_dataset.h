@@ -4,7 +4,9 @@
 #ifndef KB_IO_RUN_DATASET_H
 #define KB_IO_RUN_DATASET_H
 
-#include "iostage/io_internal.h"
+#include "iostage/formats/format.h"
+#include "iostage/pipeline.h"
+#include "iostage/profile.h"
 
 typedef struct {
     kb_io_profile prof;         /* the run's profile, with a DLIO dataset's

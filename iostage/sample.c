@@ -1,6 +1,8 @@
 /* sample.c - the header every generated sample carries (id + checksum) and
  * the random bytes of generated bodies. */
-#include "iostage/io_internal.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "kernels/random.h"
 
 #include <limits.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* shuffle.c - file- and sample-level shuffling, seeded per epoch (and per
  * file), so a run is reproducible and every epoch's order differs. */
-#include "iostage/io_internal.h"
+#include "iostage/shuffle.h"
+#include "kernels/random.h"
 
 uint64_t kb_io_epoch_seed(uint64_t seed, int64_t epoch, int64_t file)
 {

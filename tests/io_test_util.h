@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "iostage/cli/io.h"
-#include "iostage/io_internal.h"
+#include "iostage/stage.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); exits the test on failure. */
 static inline char *io_test_mkdtemp(void)

@@ -9,9 +9,11 @@
  * positions and the files' bytes are tested in test_io_ckpt_schedule.c.) */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/cli/io.h"
 
 #include <dirent.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 

@@ -6,10 +6,17 @@
  * snapshot), one record each, and errors naming the file. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
-#include "iostage/checkpoint/ckpt.h"
+#include "iostage/checkpoint/options.h"
+#include "iostage/checkpoint/plan.h"
+#include "iostage/checkpoint/schedule.h"
+#include "iostage/profile.h"
+#include "iostage/rank.h"
+#include "iostage/readers/engine.h"
+#include "iostage/stage.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 
 /* The steps (epoch * 100 + step) of a plan over epochs x steps into out;
  * their count. */

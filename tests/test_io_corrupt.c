@@ -5,8 +5,10 @@
  * --skip-corrupt. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/sample.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 static char err[8192];

@@ -5,9 +5,19 @@
  * output parses back and numpy/h5py read it (the script's check). */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
-#include "iostage/dlio/dlio_internal.h"
+#include "iostage/dlio/example.h"
+#include "iostage/dlio/layout.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/gen.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/profile.h"
+#include "iostage/readers/engine.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "iostage/dlio/arrays.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <sys/wait.h>
 
 /* What a parse delivered. */

@@ -3,9 +3,14 @@
  * manifest is absent, and (SIGINT, handled) no temporary file is left. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/cli/io.h"
+#include "iostage/formats/format.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <dirent.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 

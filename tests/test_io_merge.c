@@ -4,6 +4,11 @@
  * detection from the launchers' variables and DLIO's shard split. */
 #include "io_test_util.h"
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/rank.h"
+#include "iostage/stage.h"
+
+#include <stdio.h>
 
 static char *dir;
 

@@ -6,8 +6,11 @@
  * dataset of which nothing, or a third, can be read. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/stage.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <time.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;

@@ -3,6 +3,18 @@
  * profile file, a JPEG header's dimensions, a bitmap's id range. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/formats/body.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/profile.h"
+#include "iostage/ring.h"
+#include "iostage/sample.h"
+#include "iostage/shuffle.h"
+#include "iostage/stage.h"
+
+#include <stdio.h>
 
 static int count_cb(void *ctx, const kb_io_sample *s)
 {

@@ -2,13 +2,18 @@
  * loop without the data, epochs of steps of emulated compute with the
  * checkpoints where the schedule puts them, and what they cost it: the
  * stall, against the wall and compute time. */
-#include "iostage/checkpoint/ckpt.h"
+#include "drivers/common/clock.h"
+#include "iostage/checkpoint/loop.h"
+#include "iostage/checkpoint/options.h"
+#include "iostage/checkpoint/schedule.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 
 /* Sleep `seconds` (the step's compute); a signal ends it early.  Returns
  * the seconds slept. */

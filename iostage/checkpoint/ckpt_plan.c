@@ -1,7 +1,11 @@
 /* ckpt_plan.c - DLIO's checkpoint plan as plain functions: when a
  * checkpoint is due, which bytes of a state each rank writes, and the
  * bytes of the state itself (a seeded pattern, stamped by each step). */
-#include "iostage/checkpoint/ckpt.h"
+#include "iostage/checkpoint/plan.h"
+#include "iostage/profile.h"
+#include "iostage/rank.h"
+#include "iostage/sample.h"
+#include "kernels/random.h"
 
 #include <string.h>
 

@@ -3,7 +3,17 @@
  * the steps change, the write of model-E-S-R and optimizer-E-S-R where
  * ckpt_plan.c says (in the loop, or on the writer thread after a
  * snapshot), what each one cost the loop, and a record each. */
-#include "iostage/checkpoint/ckpt.h"
+#include "drivers/common/clock.h"
+#include "iostage/checkpoint/file.h"
+#include "iostage/checkpoint/options.h"
+#include "iostage/checkpoint/plan.h"
+#include "iostage/checkpoint/schedule.h"
+#include "iostage/checkpoint/writer.h"
+#include "iostage/metrics.h"
+#include "iostage/profile.h"
+#include "iostage/rank.h"
+#include "iostage/readers/direct.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 
 /* One checkpoint of this rank. */
 typedef struct {

@@ -1,10 +1,12 @@
 /* ckpt_writer.c - the asynchronous checkpointer's thread: runs one posted
  * job at a time (the files of one checkpoint) while the training loop goes
  * on, and hands back its result when the loop waits for it. */
-#include "iostage/checkpoint/ckpt.h"
+#include "iostage/checkpoint/writer.h"
+#include "iostage/stage.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,17 @@
 /* io_cmd.c - the `kbench io` verb: sub-verbs gen, run and checkpoint, their
  * options, and the mapping of results to exit codes. */
 #include "iostage/cli/io.h"
-#include "iostage/io_internal.h"
+#include "iostage/checkpoint/checkpoint.h"
+#include "iostage/checkpoint/options.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/dlio/config.h"
+#include "iostage/formats/gen.h"
+#include "iostage/merge/merge.h"
+#include "iostage/pipeline.h"
+#include "iostage/profile.h"
+#include "iostage/rank.h"
+#include "iostage/readers/engine.h"
+#include "iostage/stage.h"
 #include "drivers/commands.h"
 
 #include <errno.h>
@@ -12,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-volatile sig_atomic_t kb_io_interrupted;
 
 static void on_signal(int sig) { kb_io_interrupted = sig; }
 

@@ -1,6 +1,9 @@
 /* decode_cosmo.c - cosmoflow's decode: inflate the gzip volume, convert
  * int16 counts to float and apply log1p, as the reference pipeline does. */
-#include "iostage/io_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,10 @@
 /* decode_hdf5.c - deepcam's decode: open the file image that the reader
  * engine read (libhdf5's core driver, no second read from disk) and
  * read `climate/data` and `climate/labels_0` with libhdf5. */
-#include "iostage/io_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <inttypes.h>
 #include <stdio.h>

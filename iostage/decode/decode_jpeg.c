@@ -1,7 +1,11 @@
 /* decode_jpeg.c - resnet50's decode: libjpeg-turbo decode to RGB, a random
  * crop (35-100 % of the area, aspect 3:4 to 4:3) and a bilinear resize to
  * the profile's dims (224x224x3), as the training pipeline does. */
-#include "iostage/io_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "kernels/random.h"
 
 #include <inttypes.h>
 #include <stdio.h>

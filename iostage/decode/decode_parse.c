@@ -1,7 +1,9 @@
 /* decode_parse.c - the decode of parse-only workloads (bert, unet3d) and of
  * --decode none: the container's parser has already framed and verified
  * the record, so nothing is left to do and nothing is kept. */
-#include "iostage/io_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
 
 static size_t parse_out_bytes(const kb_io_profile *p)
 {

@@ -3,12 +3,16 @@
  * table dlio_keys.conf says what every key becomes, and the slots below
  * turn DLIO's values into the profile. */
 #include "iostage/dlio/dlio_keys.h"
-#include "iostage/io_internal.h"
+#include "iostage/dlio/config.h"
+#include "iostage/formats/format.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

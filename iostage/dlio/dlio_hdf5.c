@@ -4,7 +4,12 @@
  * contiguous 'records' lie; sample k's body is record k there, in the
  * caller's buffer (bounds-checked).  Chunked or compressed records
  * (DLIO's enable_chunking, compression) are refused by name. */
-#include "iostage/dlio/dlio_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/formats/format.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "iostage/dlio/arrays.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,6 +17,7 @@
 
 #ifdef KB_IO_HAVE_HDF5
 #include <hdf5.h>
+#include <stdio.h>
 
 /* The innermost message of libhdf5's error stack, as " (why)". */
 static herr_t first_error(unsigned n, const H5E_error2_t *e, void *ctx)

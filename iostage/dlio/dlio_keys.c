@@ -2,11 +2,13 @@
  * libyaml nodes and override text into values, type-checks them and
  * evaluates the table's ok/warn/error rules. */
 #include "iostage/dlio/dlio_keys.h"
-#include "iostage/io_internal.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
 #include "kernels/data_dir.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,11 +5,19 @@
  * the whole array (x[..., k] is a strided view, as DLIO's reader takes
  * it).  Writing produces what numpy writes: stored members with zip64
  * extra fields in the local headers (force_zip64), .npy v1 headers. */
-#include "iostage/dlio/dlio_internal.h"
+#include "iostage/stage.h"
+#include "iostage/dlio/npy.h"
+#include "iostage/dlio/zip.h"
+#include "iostage/formats/format.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/dlio/arrays.h"
+#include "iostage/formats/write_full.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -9,9 +9,11 @@
  * Every length is checked against what is left of its message before
  * use; varints are at most 10 bytes; unknown fields are skipped by wire
  * type; groups (3, 4) and the unused wire types 6, 7 are errors. */
-#include "iostage/dlio/dlio_internal.h"
+#include "iostage/dlio/example.h"
+#include "iostage/stage.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };

@@ -2,11 +2,20 @@
  * around a tf.train.Example {'image': dim1 x dim2 random bytes, 'size':
  * dimension} a record (dlio_pb.c walks it).  The records carry no ids:
  * record k of the file is sample k, and its body is the image. */
-#include "iostage/dlio/dlio_internal.h"
+#include "iostage/dlio/example.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "kernels/random.h"
+#include "iostage/dlio/arrays.h"
+#include "iostage/formats/write_full.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

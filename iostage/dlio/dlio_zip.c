@@ -4,10 +4,13 @@
  * where there is one, the central directory, then each local header.
  * Every size and offset read from the file is checked against the buffer
  * before it is used; nothing is allocated from a header field. */
-#include "iostage/dlio/dlio_internal.h"
+#include "iostage/dlio/zip.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <zlib.h>
 

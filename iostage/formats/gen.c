@@ -2,7 +2,12 @@
  * file under a temporary name renamed into place once complete, and the
  * manifest last, so an interrupted or failed run never leaves a file (or
  * a dataset) that looks complete. */
-#include "iostage/io_internal.h"
+#include "iostage/dlio/layout.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/gen.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <inttypes.h>

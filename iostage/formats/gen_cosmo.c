@@ -2,7 +2,10 @@
  * stream of a D x H x W x C int16 volume of sparse small counts (like
  * particle counts per voxel, which is what makes the real data compress
  * about 6:1). */
-#include "iostage/io_internal.h"
+#include "iostage/formats/body.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
+#include "kernels/random.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,7 +1,10 @@
 /* gen_jpeg.c - real JPEG samples (libjpeg-turbo), sized to the profile's
  * mean: a smooth random image plus noise, its dimensions corrected once
  * from a first encode so the file lands near the target size. */
-#include "iostage/io_internal.h"
+#include "iostage/formats/body.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
+#include "kernels/random.h"
 
 #include <math.h>
 #include <stdio.h>

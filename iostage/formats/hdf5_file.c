@@ -3,7 +3,14 @@
  * (H x W int32).  The 512-byte HDF5 user block holds the sample header
  * (checksum over the data's bytes) and the data's file offset, so the raw
  * read path can verify a sample without libhdf5. */
-#include "iostage/io_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "kernels/random.h"
+#include "iostage/formats/write_full.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,13 @@
  * `kb.npy` the 24-byte sample header.  Reading checks every zip CRC-32, the
  * header and the sample checksum.  Only stored members are read; a
  * deflated member (numpy.savez_compressed) is reported, not decoded. */
-#include "iostage/io_internal.h"
+#include "iostage/formats/body.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "iostage/formats/write_full.h"
 
 #include <errno.h>
 #include <fcntl.h>

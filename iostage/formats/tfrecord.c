@@ -5,7 +5,13 @@
  * (zlib has only the IEEE crc32).  With SSE4.2 (x86-64, -march=native) the
  * crc32 instruction does ~8 bytes a cycle, fast enough for the raw read
  * path; elsewhere a byte-wise table serves. */
-#include "iostage/io_internal.h"
+#include "iostage/formats/body.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "iostage/formats/write_full.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,10 @@
  * records every rank of a run wrote, grouped by (profile, epoch), proven
  * to have delivered each sample of the global id space exactly once, and
  * their figures combined as DLIO combines its ranks'. */
-#include "iostage/io_internal.h"
+#include "iostage/bitmap.h"
+#include "iostage/merge/merge.h"
+#include "iostage/rank.h"
+#include "iostage/stage.h"
 #include "drivers/commands.h"
 
 #include <cjson/cJSON.h>
@@ -12,6 +15,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* direct.c - how a request for O_DIRECT fared: the first refusal of a
  * direction (where, by which call, on which file, why) and the record
  * fields and the sentence that report it. */
-#include "iostage/io_internal.h"
+#include "iostage/readers/direct.h"
 
 #include <stdio.h>
 #include <cjson/cJSON.h>

@@ -1,7 +1,8 @@
 /* readers.c - what every reader engine shares: opening with O_DIRECT when
- * the filesystem accepts it, latency records and scratch buffers. */
+ * the filesystem accepts it, and latency records. */
 #define _GNU_SOURCE   /* O_DIRECT */
-#include "iostage/io_internal.h"
+#include "iostage/readers/engine.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,17 +31,5 @@ int kb_io_lat_add(kb_io_lat *l, double seconds)
         l->cap = cap;
     }
     l->lat[l->n++] = seconds;
-    return 0;
-}
-
-int kb_io_scratch_reserve(kb_io_scratch *s, size_t n)
-{
-    if (s->n >= n)
-        return 0;
-    void *p = realloc(s->p, n);
-    if (!p)
-        return KB_IO_ERROR;
-    s->p = p;
-    s->n = n;
     return 0;
 }

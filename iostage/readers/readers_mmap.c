@@ -1,6 +1,7 @@
 /* readers_mmap.c - the mmap engine: map the file and copy it out chunk by
  * chunk, so page faults are what is timed and every byte is touched. */
-#include "iostage/io_internal.h"
+#include "drivers/common/clock.h"
+#include "iostage/readers/engine.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /* readers_pread.c - the portable engine: blocking pread/pwrite, one request
  * of `chunk` bytes at a time per thread. */
-#include "iostage/io_internal.h"
+#include "drivers/common/clock.h"
+#include "iostage/readers/engine.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <stdio.h>

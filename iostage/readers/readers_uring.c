@@ -1,6 +1,8 @@
 /* readers_uring.c - the io_uring engine (liburing): keeps `depth` requests
  * of `chunk` bytes in flight per thread; latency is submit to completion. */
-#include "iostage/io_internal.h"
+#include "drivers/common/clock.h"
+#include "iostage/readers/engine.h"
+#include "iostage/stage.h"
 
 #include <errno.h>
 #include <stdio.h>

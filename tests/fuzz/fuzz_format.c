@@ -2,7 +2,10 @@
  * (KB_FUZZ_FORMAT names it): the input is a file image, parsed whole and,
  * where the format streams, again in two pieces as a reader delivers it.
  * Both walks must deliver the same samples with the same result. */
-#include "iostage/io_internal.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * ranks' io_epoch records. */
 #include "fuzz_file.h"   /* first: it defines _GNU_SOURCE */
 #include "drivers/commands.h"
-#include "iostage/io_internal.h"
+#include "iostage/merge/merge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
