@@ -9,6 +9,7 @@
 #include "iostage/profile.h"
 #include "iostage/readers/direct.h"
 #include "iostage/stage.h"
+#include "iostage/record.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -258,10 +259,9 @@ static cJSON *record(const kb_io_profile *p, const kb_io_run_opts *o,
                      kb_io_model *model, const kb_io_direct *dio,
                      const kb_io_epoch *e, const figure *f, size_t nf)
 {
-    cJSON *r = cJSON_CreateObject();
+    cJSON *r = kb_io_record_new("io_epoch", o->prov);
     char *bitmap = kb_io_bitmap_encode(e->bits, 0, e->samples_total);
     bool ok = r && bitmap &&
-        cJSON_AddStringToObject(r, "record", "io_epoch") &&
         cJSON_AddStringToObject(r, "profile", p->name) &&
         cJSON_AddNumberToObject(r, "epoch", (double)e->epoch) &&
         cJSON_AddStringToObject(r, "engine", o->engine->name) &&

@@ -2,6 +2,7 @@
 #ifndef KB_IO_PIPELINE_H
 #define KB_IO_PIPELINE_H
 
+#include "drivers/provenance.h"
 #include "iostage/checkpoint/options.h"
 #include "iostage/decode/decoder.h"
 #include "iostage/profile.h"
@@ -31,6 +32,7 @@ typedef struct {
     /* checkpoints between steps on ckpt.plan (p->ckpt with the command
      * line's changes) when ckpt.dir is set */
     kb_io_ckpt_opts ckpt;
+    const kb_provenance *prov;    /* for the records; NULL: see record.h */
 } kb_io_run_opts;
 
 /* Returns 0, KB_IO_CORRUPT (verification failed), KB_IO_USAGE or

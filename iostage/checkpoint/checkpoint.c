@@ -12,6 +12,7 @@
 #include "iostage/metrics.h"
 #include "iostage/readers/direct.h"
 #include "iostage/stage.h"
+#include "iostage/record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,9 +80,8 @@ static int write_json(const kb_io_ckpt_opts *o, size_t n,
                       double resident, char *err, size_t len)
 {
     size_t pad = kb_io_ckpt_round_up(n) - n;
-    cJSON *j = cJSON_CreateObject();
-    bool bad = !j || !cJSON_AddStringToObject(j, "record", "io_checkpoint") ||
-               !cJSON_AddStringToObject(j, "engine", o->engine->name) ||
+    cJSON *j = kb_io_record_new("io_checkpoint", o->prov);
+    bool bad = !j || !cJSON_AddStringToObject(j, "engine", o->engine->name) ||
                !cJSON_AddNumberToObject(j, "bytes", (double)n) ||
                !cJSON_AddBoolToObject(j, "direct_asked", o->direct) ||
                !cJSON_AddBoolToObject(j, "fsync_asked", o->fsync) ||

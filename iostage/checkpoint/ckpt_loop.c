@@ -7,6 +7,7 @@
 #include "iostage/checkpoint/options.h"
 #include "iostage/checkpoint/schedule.h"
 #include "iostage/stage.h"
+#include "iostage/record.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,9 +40,8 @@ static int loop_json(const kb_io_ckpt_opts *o, const loop_stats *st,
                      const kb_io_ckpt_totals *t, FILE *json, char *err,
                      size_t len)
 {
-    cJSON *j = cJSON_CreateObject();
+    cJSON *j = kb_io_record_new("io_checkpoint_loop", o->prov);
     bool bad = !j ||
-        !cJSON_AddStringToObject(j, "record", "io_checkpoint_loop") ||
         !cJSON_AddStringToObject(j, "engine", o->engine->name) ||
         !cJSON_AddNumberToObject(j, "rank", (double)o->rank.rank) ||
         !cJSON_AddNumberToObject(j, "ranks", (double)o->rank.ranks) ||

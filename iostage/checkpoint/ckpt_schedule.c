@@ -14,6 +14,7 @@
 #include "iostage/rank.h"
 #include "iostage/readers/direct.h"
 #include "iostage/stage.h"
+#include "iostage/record.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -399,9 +400,8 @@ static cJSON *rec_json(const kb_io_ckpt_sched *s, const ckpt_rec *r)
     for (int k = 0; k < KB_IO_CKPT_KINDS; k++)
         if (r->path[k] && r->side.direct)
             pad += kb_io_ckpt_round_up(s->n[k]) - s->n[k];
-    cJSON *j = cJSON_CreateObject();
-    bool bad = !j || !cJSON_AddStringToObject(j, "record", "io_checkpoint") ||
-          !cJSON_AddStringToObject(j, "schedule", plan) ||
+    cJSON *j = kb_io_record_new("io_checkpoint", o->prov);
+    bool bad = !j || !cJSON_AddStringToObject(j, "schedule", plan) ||
           !cJSON_AddStringToObject(j, "engine", o->engine->name) ||
           !cJSON_AddStringToObject(j, "dir", o->dir) ||
           !cJSON_AddNumberToObject(j, "epoch", (double)r->epoch) ||

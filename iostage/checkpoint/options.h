@@ -3,6 +3,7 @@
 #ifndef KB_IO_CHECKPOINT_OPTIONS_H
 #define KB_IO_CHECKPOINT_OPTIONS_H
 
+#include "drivers/provenance.h"
 #include "iostage/profile.h"
 #include "iostage/rank.h"
 #include "iostage/readers/engine.h"
@@ -29,6 +30,9 @@ typedef struct {
                                    * else rank 0 writes it all (DLIO's
                                    * rank_zero) */
     kb_io_rank rank;
+    /* what the records say of the run; NULL: gathered without a command
+     * line (iostage/record.h) */
+    const kb_provenance *prov;
 } kb_io_ckpt_opts;
 
 #endif

@@ -13,6 +13,7 @@
 #include "iostage/readers/engine.h"
 #include "iostage/stage.h"
 #include "drivers/commands.h"
+#include "drivers/provenance.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -128,6 +129,7 @@ typedef struct {
     int64_t bytes;
     int64_t rank, ranks;            /* --rank/--ranks, -1/0 when not given */
     int64_t steps;                  /* --steps, 0 when not given */
+    kb_provenance prov;             /* for the records of run and checkpoint */
     int drop_last;                  /* --drop-last yes|no, -1 not given */
     bool fsync;
     bool seed_given;                /* --seed: else the profile's seed */
@@ -496,15 +498,20 @@ static int dispatch(const char *verb, cmd_opts *o, char *err, size_t len)
         o->gen.dir = o->dir;
         return kb_io_gen(&p, &o->gen, err, len);
     }
+    /* the seed may be the profile's: known once it is loaded */
+    o->prov.seed = o->run.seed;
     if (strcmp(verb, "run") == 0) {
         rc = finish_run_opts(o, &p, err, len);
+        o->prov.threads = (int)o->run.readers;
         if (!rc)
             rc = finish_ckpt_opts(o, &p, false, err, len);
+        o->run.prov = o->ckpt.prov = &o->prov;
         if (!rc)
             o->run.ckpt = o->ckpt;
         return rc ? rc : kb_io_run(&p, &o->run, err, len);
     }
     rc = finish_ckpt_opts(o, &p, true, err, len);
+    o->ckpt.prov = &o->prov;
     return rc ? rc : kb_io_checkpoint(&o->ckpt, err, len);
 }
 
@@ -516,8 +523,11 @@ int kb_cmd_io(int argc, char **argv)
         return argc < 2 ? KB_EXIT_USAGE : KB_EXIT_OK;
     }
     const char *verb = argv[1];
-    if (strcmp(verb, "merge") == 0)
-        return kb_io_merge_cmd(argc - 1, argv + 1);
+    if (strcmp(verb, "merge") == 0) {
+        kb_provenance prov;
+        kb_provenance_collect(&prov, argc, argv, 1, 0);
+        return kb_io_merge_cmd(argc - 1, argv + 1, &prov);
+    }
     if (strcmp(verb, "gen") && strcmp(verb, "run") &&
         strcmp(verb, "checkpoint")) {
         fprintf(stderr, "kbench io: unknown sub-verb '%s' (expected gen, run, "
@@ -532,6 +542,7 @@ int kb_cmd_io(int argc, char **argv)
     }
     if (rc)
         return KB_EXIT_USAGE;
+    kb_provenance_collect(&o.prov, argc, argv, 1, 0);
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

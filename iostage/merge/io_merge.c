@@ -7,6 +7,8 @@
 #include "iostage/rank.h"
 #include "iostage/stage.h"
 #include "drivers/commands.h"
+#include "drivers/provenance.h"
+#include "iostage/record.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -263,9 +265,26 @@ static int read_line(const char *path, long n, const char *text,
         rc = KB_IO_USAGE;
         goto out;
     }
-    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "record");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "type");
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(o, "record");
+    if (!kind && cJSON_IsString(old) && !strcmp(old->valuestring, "io_epoch")) {
+        snprintf(err, len, "%s: an io_epoch record of an older kbench "
+                 "(\"record\" in place of \"type\", no schema): expected "
+                 "schema %s; run `kbench io run` again", where, KB_IO_SCHEMA);
+        rc = KB_IO_USAGE;
+        goto out;
+    }
     if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "io_epoch"))
         goto out;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(o, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, KB_IO_SCHEMA)) {
+        snprintf(err, len, "%s: io_epoch record of schema %s%s%s, expected "
+                 "%s", where, cJSON_IsString(schema) ? "\"" : "",
+                 cJSON_IsString(schema) ? schema->valuestring : "(none)",
+                 cJSON_IsString(schema) ? "\"" : "", KB_IO_SCHEMA);
+        rc = KB_IO_USAGE;
+        goto out;
+    }
     rank_rec r = {.file = path, .line = n, .seq = l->n};
     rc = parse_record(o, &r, where, err, len);
     if (!rc)   /* the merge holds four: a decode, seen, bits, spare */
@@ -556,11 +575,10 @@ static void print_row(const group *g)
 }
 
 /* The io_merge record of g.  NULL when out of memory. */
-static cJSON *merge_record(const group *g)
+static cJSON *merge_record(const group *g, const kb_provenance *prov)
 {
-    cJSON *o = cJSON_CreateObject();
-    bool ok = o && cJSON_AddStringToObject(o, "record", "io_merge") &&
-              cJSON_AddStringToObject(o, "profile", g->profile) &&
+    cJSON *o = kb_io_record_new("io_merge", prov);
+    bool ok = o && cJSON_AddStringToObject(o, "profile", g->profile) &&
               cJSON_AddNumberToObject(o, "epoch", (double)g->epoch) &&
               cJSON_AddNumberToObject(o, "ranks", (double)g->ranks) &&
               cJSON_AddNumberToObject(o, "ranks_present",
@@ -604,7 +622,7 @@ static cJSON *merge_record(const group *g)
 
 /* Every group's record as JSON Lines into path.  0, or KB_IO_ERROR. */
 static int write_json(const char *path, const group *g, size_t ng,
-                      char *err, size_t len)
+                      const kb_provenance *prov, char *err, size_t len)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -614,7 +632,7 @@ static int write_json(const char *path, const group *g, size_t ng,
     }
     int rc = 0;
     for (size_t i = 0; !rc && i < ng; i++) {
-        cJSON *o = merge_record(&g[i]);
+        cJSON *o = merge_record(&g[i], prov);
         char *text = o ? cJSON_PrintUnformatted(o) : NULL;
         if (!text || fprintf(f, "%s\n", text) < 0)
             rc = KB_IO_ERROR;
@@ -646,8 +664,8 @@ static int by_key(const void *a, const void *b)
 
 /* Read, group, check and report.  0, KB_IO_CORRUPT when some epoch is
  * not exactly once, or a stage error with a message. */
-static int merge(char **files, int nfiles, const char *json, char *err,
-                 size_t len)
+static int merge(char **files, int nfiles, const char *json,
+                 const kb_provenance *prov, char *err, size_t len)
 {
     rec_list l = {0};
     group *g = NULL;
@@ -688,7 +706,7 @@ static int merge(char **files, int nfiles, const char *json, char *err,
         }
     }
     if (!rc && json)
-        rc = write_json(json, g, ng, err, len);
+        rc = write_json(json, g, ng, prov, err, len);
     if (!rc && failed) {
         snprintf(err, len, "exactly-once delivery not proven (above)");
         rc = KB_IO_CORRUPT;
@@ -702,7 +720,7 @@ static int merge(char **files, int nfiles, const char *json, char *err,
     return rc;
 }
 
-int kb_io_merge_cmd(int argc, char **argv)
+int kb_io_merge_cmd(int argc, char **argv, const kb_provenance *prov)
 {
     static const struct option opts[] = {
         {"json", 1, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
@@ -727,7 +745,8 @@ int kb_io_merge_cmd(int argc, char **argv)
         return KB_EXIT_USAGE;
     }
     char err[KB_IO_ERRLEN] = "";
-    int rc = merge(argv + optind, argc - optind, json, err, sizeof err);
+    int rc = merge(argv + optind, argc - optind, json, prov, err,
+                   sizeof err);
     if (rc)
         fprintf(stderr, "kbench io merge: %s\n", err);
     switch (rc) {
