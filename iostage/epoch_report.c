@@ -2,6 +2,7 @@
  * conventions (DLIO 2.0.0's definitions under DLIO's key names, kbench's
  * own under kb_ names), its table line and its io_epoch record. */
 #include "iostage/epoch_report.h"
+#include "drivers/stats.h"
 #include "iostage/bitmap.h"
 #include "iostage/compute_model.h"
 #include "iostage/metrics.h"
@@ -39,6 +40,14 @@ void kb_io_epoch_add_block(kb_io_epoch *e, const kb_io_block *b,
     e->dlio_compute += b->compute_rest;
     e->dlio_au_steps += au * (double)b->steps;
     e->dlio_tput_steps += tput * (double)b->steps;
+}
+
+
+/* The q-quantile of the epoch's read latencies in ms (drivers/stats.c's
+ * definition, linear between ranks); 0 when no read was timed. */
+static double latency_ms(const kb_io_epoch *e, double q)
+{
+    return e->nlat ? kb_quantile(e->lat, (int64_t)e->nlat, q) * 1e3 : 0;
 }
 
 /* One figure of the record: its key, its convention, its value (NAN:
@@ -86,9 +95,9 @@ static size_t figures(const kb_io_profile *p, const kb_io_epoch *e,
         {"compute_wait_s", KBENCH, e->wait},
         {"checkpoint_stall_s", KBENCH, e->stall},
         {"read_latency_p50_ms", KBENCH,
-         kb_io_quantile(e->lat, e->nlat, 0.50) * 1e3},
+         latency_ms(e, 0.50)},
         {"read_latency_p99_ms", KBENCH,
-         kb_io_quantile(e->lat, e->nlat, 0.99) * 1e3},
+         latency_ms(e, 0.99)},
     };
     _Static_assert(sizeof all / sizeof all[0] <= MAX_FIGURES, "figures");
     memcpy(f, all, sizeof all);
@@ -134,8 +143,8 @@ static void print_epoch(const kb_io_run_opts *o, kb_io_model *model,
            f[F_AU].v, f[F_TPUT].v, f[F_MIB].v,
            isnan(f[F_KB_STEADY_SPS].v) ? 0 : f[F_KB_STEADY_SPS].v,
            isnan(f[F_KB_FIRST].v) ? 0 : f[F_KB_FIRST].v, f[F_KB_READ].v,
-           f[F_KB_NOMINAL].v, kb_io_quantile(e->lat, e->nlat, 0.50) * 1e3,
-           kb_io_quantile(e->lat, e->nlat, 0.99) * 1e3, e->wait,
+           f[F_KB_NOMINAL].v, latency_ms(e, 0.50),
+           latency_ms(e, 0.99), e->wait,
            100 * e->residency, e->cpu);
     if (o->rank.ranks > 1)
         printf("  rank %" PRId64 " of %" PRId64 " (%s): samples [%" PRId64

@@ -1,4 +1,4 @@
-/* metrics.c - clocks, CPU time, latency quantiles, and the page cache:
+/* metrics.c - CPU time and the page cache:
  * residency of the dataset (mincore) and eviction without root (fsync +
  * POSIX_FADV_DONTNEED). */
 #include "iostage/metrics.h"
@@ -21,21 +21,6 @@ double kb_io_cpu_seconds(void)
     getrusage(RUSAGE_SELF, &u);
     return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec +
            (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double kb_io_quantile(double *v, size_t n, double q)
-{
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof *v, cmp_double);
-    size_t i = (size_t)(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
 }
 
 /* Resident and total pages of one file.  0 or -1 with a message. */

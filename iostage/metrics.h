@@ -8,8 +8,6 @@
 #include <stdint.h>
 
 double kb_io_cpu_seconds(void);                  /* user + system, process */
-/* q-quantile (0..1) of v[0..n), sorting v.  0 when n == 0. */
-double kb_io_quantile(double *v, size_t n, double q);
 /* Fraction of the files' pages resident in the page cache (mincore).
  * Returns 0..1, or -1 with a message when a file cannot be mapped. */
 double kb_io_residency(char **paths, int64_t n, char *err, size_t len);
