@@ -5,7 +5,6 @@
 #include "drivers/stats.h"
 #include "iostage/bitmap.h"
 #include "iostage/compute_model.h"
-#include "iostage/metrics.h"
 #include "iostage/pipeline.h"
 #include "iostage/profile.h"
 #include "iostage/readers/direct.h"

@@ -2,6 +2,7 @@
  * provenance as kbench run's run record (drivers/provenance.c), so that a
  * record read alone still says where, how and with what it was measured. */
 #include "iostage/record.h"
+#include "drivers/provenance.h"
 
 #include <pthread.h>
 

@@ -6,7 +6,6 @@
 
 #include <limits.h>
 #include <string.h>
-#include <zlib.h>
 
 void kb_io_fill_random(uint8_t *dst, size_t n, uint64_t seed)
 {
@@ -61,16 +60,4 @@ int kb_io_hdr_get(const uint8_t *src, kb_io_hdr *h)
     h->id = get64(src + 8);
     h->body_len = get64(src + 16);
     return 0;
-}
-
-uint32_t kb_io_crc32(const uint8_t *p, size_t n)
-{
-    uLong crc = crc32(0L, Z_NULL, 0);
-    while (n) {  /* zlib's length is a uInt: feed at most 1 GiB a call */
-        uInt step = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        crc = crc32(crc, p, step);
-        p += step;
-        n -= step;
-    }
-    return (uint32_t)crc;
 }

@@ -11,9 +11,9 @@
 void kb_io_fill_random(uint8_t *dst, size_t n, uint64_t seed);
 
 /* The sample header: 24 bytes, little-endian: "KBS2", CRC32C of the body, sample id, body
- * length.  CRC32C because the crc32 instruction computes it at ~11 GB/s a
- * core where zlib's crc32 managed ~5: verifying every byte must not be
- * what limits the raw read path.  KB_IO_FORMAT, in the manifest, changes
+ * length.  CRC32C (checksum.h) because it is what the SIMD code computes
+ * fastest: verifying every byte must not be what limits the raw read
+ * path.  KB_IO_FORMAT, in the manifest, changes
  * whenever what gen writes does, so an older dataset is named as such
  * instead of failing as corrupt. */
 #define KB_IO_FORMAT 2
@@ -27,9 +27,6 @@ typedef struct {
 void kb_io_hdr_put(uint8_t *dst, const kb_io_hdr *h);
 /* Returns 0, or KB_IO_CORRUPT on a bad magic. */
 int kb_io_hdr_get(const uint8_t *src, kb_io_hdr *h);
-/* zlib's crc32 (IEEE, what ZIP members carry) over any length (zlib
- * takes uInt lengths). */
-uint32_t kb_io_crc32(const uint8_t *p, size_t n);
 
 /* One sample found in a file by a format's parser.  body points into the
  * file buffer; for HDF5 it is the whole file image. */

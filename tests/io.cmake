@@ -79,3 +79,26 @@ add_test(NAME io_dlio_keys_readme
                  ${PROJECT_SOURCE_DIR}/iostage/dlio/dlio_keys.conf
                  ${PROJECT_SOURCE_DIR}/README.md)
 set_tests_properties(io_dlio_keys_readme PROPERTIES TIMEOUT 30 LABELS io)
+
+# The checksums on known vectors: the build's implementation (ISA-L when
+# found), and the fallback compiled alone from the same source.
+add_executable(test_io_checksum test_io_checksum.c)
+target_link_libraries(test_io_checksum PRIVATE kb_io)
+if(KB_IO_ISAL_INCLUDE AND KB_IO_ISAL_LIB)
+  add_test(NAME test_io_checksum COMMAND test_io_checksum isa-l)
+else()
+  add_test(NAME test_io_checksum COMMAND test_io_checksum zlib+table)
+endif()
+set_tests_properties(test_io_checksum PROPERTIES TIMEOUT 60 LABELS io)
+find_package(ZLIB REQUIRED)
+find_package(Threads REQUIRED)
+add_executable(test_io_checksum_fallback test_io_checksum.c
+               ${PROJECT_SOURCE_DIR}/iostage/checksum.c)
+target_include_directories(test_io_checksum_fallback PRIVATE
+                           ${PROJECT_SOURCE_DIR})
+target_link_libraries(test_io_checksum_fallback PRIVATE ZLIB::ZLIB
+                                                        Threads::Threads)
+add_test(NAME test_io_checksum_fallback
+         COMMAND test_io_checksum_fallback zlib+table)
+set_tests_properties(test_io_checksum_fallback PROPERTIES TIMEOUT 60
+                                                          LABELS io)

@@ -15,6 +15,7 @@
 #include "iostage/sample.h"
 #include "iostage/stage.h"
 #include "iostage/dlio/arrays.h"
+#include "iostage/checksum.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ static int see(void *ctx, const kb_io_sample *s)
     if (s->id != (uint64_t)v->n)
         v->in_order = false;
     if (v->n == 1) {
-        v->crc1 = kb_io_crc32(s->body, s->body_len);
+        v->crc1 = kb_io_crc32(0, s->body, s->body_len);
         v->body1 = s->body_len;
     }
     v->n++;

@@ -7,6 +7,7 @@
 #include "iostage/bitmap.h"
 #include "iostage/rank.h"
 #include "iostage/stage.h"
+#include "iostage/record.h"
 
 #include <stdio.h>
 

@@ -10,6 +10,7 @@
 #include "iostage/formats/tfrecord.h"
 #include "iostage/sample.h"
 #include "iostage/stage.h"
+#include "iostage/checksum.h"
 
 #include <stdio.h>
 

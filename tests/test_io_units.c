@@ -13,6 +13,7 @@
 #include "iostage/sample.h"
 #include "iostage/shuffle.h"
 #include "iostage/stage.h"
+#include "iostage/checksum.h"
 
 #include <stdio.h>
 

@@ -13,6 +13,7 @@
 #include "iostage/sample.h"
 #include "iostage/dlio/arrays.h"
 #include "iostage/formats/write_full.h"
+#include "iostage/checksum.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* ---- the .npy header: a Python dict literal ---- */
 
@@ -342,9 +342,8 @@ static void npy_header(member *m, const char *descr, const uint64_t *shape,
     memset(m->npy + 10, ' ', m->npy_len - 10);
     memcpy(m->npy + 10, dict, (size_t)d);
     m->npy[m->npy_len - 1] = '\n';
-    m->crc = kb_io_crc32(m->npy, m->npy_len);
-    m->crc = (uint32_t)crc32_combine(m->crc, kb_io_crc32(m->data, m->data_len),
-                                     (z_off_t)m->data_len);
+    m->crc = kb_io_crc32(kb_io_crc32(0, m->npy, m->npy_len), m->data,
+                         m->data_len);
 }
 
 /* Local header with numpy's zip64 extra (both sizes), then the member. */

@@ -5,8 +5,8 @@
  * Every size and offset read from the file is checked against the buffer
  * before it is used; nothing is allocated from a header field. */
 #include "iostage/dlio/zip.h"
-#include "iostage/sample.h"
 #include "iostage/stage.h"
+#include "iostage/checksum.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -391,7 +391,7 @@ static int inflate_check(const kb_zip_member *m, uint64_t data_off,
     uint8_t out[16384];
     const uint8_t *in = m->data;
     uint64_t in_left = m->csize;
-    uLong c = crc32(0L, Z_NULL, 0);
+    uint32_t c = 0;
     int zrc = Z_OK;
     while (zrc != Z_STREAM_END) {
         if (zs.avail_in == 0 && in_left) {
@@ -409,7 +409,7 @@ static int inflate_check(const kb_zip_member *m, uint64_t data_off,
             memcpy(head + *got, out, k);
             *got += k;
         }
-        c = crc32(c, out, (uInt)have);
+        c = kb_io_crc32(c, out, have);
         *total += have;
         bool stuck = zrc == Z_BUF_ERROR && zs.avail_in == 0 && !in_left;
         if ((zrc != Z_OK && zrc != Z_STREAM_END && zrc != Z_BUF_ERROR) ||
@@ -446,7 +446,7 @@ int kb_zip_verify(const kb_zip *z, const kb_zip_member *m, uint8_t *head,
     uint64_t total = 0;
     *got = 0;
     if (m->method == KB_ZIP_STORED) {
-        crc = kb_io_crc32(m->data, m->csize);
+        crc = kb_io_crc32(0, m->data, m->csize);
         total = m->csize;
         *got = m->csize < cap ? m->csize : cap;
         memcpy(head, m->data, *got);

@@ -5,12 +5,12 @@
  * read path can verify a sample without libhdf5. */
 #include "iostage/decode/decoder.h"
 #include "iostage/formats/format.h"
-#include "iostage/formats/tfrecord.h"
 #include "iostage/profile.h"
 #include "iostage/sample.h"
 #include "iostage/stage.h"
 #include "kernels/random.h"
 #include "iostage/formats/write_full.h"
+#include "iostage/checksum.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,11 +5,11 @@
  * deflated member (numpy.savez_compressed) is reported, not decoded. */
 #include "iostage/formats/body.h"
 #include "iostage/formats/format.h"
-#include "iostage/formats/tfrecord.h"
 #include "iostage/profile.h"
 #include "iostage/sample.h"
 #include "iostage/stage.h"
 #include "iostage/formats/write_full.h"
+#include "iostage/checksum.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define LOCAL_SIG 0x04034b50u
 #define CENTRAL_SIG 0x02014b50u
@@ -55,8 +54,7 @@ static int put_member(int fd, member *m, const uint8_t *data, size_t n,
 {
     uint8_t npy[NPY_HEADER], lh[30];
     npy_header(npy, n);
-    uint32_t crc = kb_io_crc32(npy, NPY_HEADER);
-    crc = (uint32_t)crc32_combine(crc, kb_io_crc32(data, n), (z_off_t)n);
+    uint32_t crc = kb_io_crc32(kb_io_crc32(0, npy, NPY_HEADER), data, n);
     size_t name_len = strlen(m->name);
     memset(lh, 0, sizeof lh);
     put32(lh, LOCAL_SIG);
@@ -187,7 +185,7 @@ static int get_member(const uint8_t *buf, size_t n, size_t *off,
         snprintf(err, len, "offset %zu: expected member %s", o, want);
         return KB_IO_CORRUPT;
     }
-    if (kb_io_crc32(buf + start, csize) != crc) {
+    if (kb_io_crc32(0, buf + start, csize) != crc) {
         snprintf(err, len, "offset %zu: zip CRC-32 mismatch in %s", o, want);
         return KB_IO_CORRUPT;
     }

@@ -1,10 +1,6 @@
 /* tfrecord.c - TFRecord framing (length, masked CRC32C of the length, data,
- * masked CRC32C of the data): writing files and verifying them.
- *
- * CRC32C (Castagnoli) is written here because no Debian library offers it
- * (zlib has only the IEEE crc32).  With SSE4.2 (x86-64, -march=native) the
- * crc32 instruction does ~8 bytes a cycle, fast enough for the raw read
- * path; elsewhere a byte-wise table serves. */
+ * masked CRC32C of the data): writing files and verifying them.  The
+ * CRCs are checksum.c's. */
 #include "iostage/formats/body.h"
 #include "iostage/formats/format.h"
 #include "iostage/formats/tfrecord.h"
@@ -12,6 +8,7 @@
 #include "iostage/sample.h"
 #include "iostage/stage.h"
 #include "iostage/formats/write_full.h"
+#include "iostage/checksum.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,49 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
-
-#if defined(__SSE4_2__)
-#include <nmmintrin.h>
-
-uint32_t kb_io_crc32c(uint32_t crc, const uint8_t *p, size_t n)
-{
-    uint64_t c = ~crc;
-    for (; n >= 8; n -= 8, p += 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        c = _mm_crc32_u64(c, v);
-    }
-    uint32_t c32 = (uint32_t)c;
-    for (; n; n--, p++)
-        c32 = _mm_crc32_u8(c32, *p);
-    return ~c32;
-}
-#else
-#include <pthread.h>
-
-/* Reflected polynomial 0x82F63B78, one table lookup a byte. */
-static uint32_t crc_table[256];
-
-static void crc_table_init(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-        crc_table[i] = c;
-    }
-}
-
-uint32_t kb_io_crc32c(uint32_t crc, const uint8_t *p, size_t n)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, crc_table_init);
-    uint32_t c = ~crc;
-    for (; n; n--, p++)
-        c = crc_table[(c ^ *p) & 0xff] ^ (c >> 8);
-    return ~c;
-}
-#endif
 
 /* TFRecord stores CRCs rotated and offset so that a CRC of data containing
  * CRCs stays well distributed. */

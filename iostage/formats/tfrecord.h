@@ -7,7 +7,6 @@
 #include <stdint.h>
 
 /* TFRecord framing (tfrecord.c). */
-uint32_t kb_io_crc32c(uint32_t crc, const uint8_t *p, size_t n);
 uint32_t kb_io_tfrecord_mask(uint32_t crc);
 #define KB_IO_TFRECORD_OVERHEAD 16
 /* Frame data (n bytes) as a TFRecord at dst (n + 16 bytes).  Cannot fail. */

@@ -3,9 +3,9 @@
  * where the format streams, again in two pieces as a reader delivers it.
  * Both walks must deliver the same samples with the same result. */
 #include "iostage/formats/format.h"
-#include "iostage/formats/tfrecord.h"
 #include "iostage/sample.h"
 #include "iostage/stage.h"
+#include "iostage/checksum.h"
 
 #include <stdlib.h>
 #include <string.h>
