@@ -10,6 +10,8 @@
 #include "iostage/readers/direct.h"
 #include "iostage/stage.h"
 #include "iostage/record.h"
+#include "iostage/checksum.h"
+#include "iostage/formats/format.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -274,6 +276,9 @@ static cJSON *record(const kb_io_profile *p, const kb_io_run_opts *o,
         cJSON_AddNumberToObject(r, "epoch", (double)e->epoch) &&
         cJSON_AddStringToObject(r, "engine", o->engine->name) &&
         cJSON_AddStringToObject(r, "decode", o->decoder->name) &&
+        cJSON_AddStringToObject(r, "verify", o->verify == KB_IO_VERIFY_CRC
+                                                 ? "crc" : "none") &&
+        cJSON_AddStringToObject(r, "checksums", kb_io_checksum_impl()) &&
         cJSON_AddNumberToObject(r, "readers", (double)o->readers) &&
         cJSON_AddNumberToObject(r, "batch", (double)o->batch) &&
         cJSON_AddNumberToObject(r, "prefetch", (double)o->prefetch) &&

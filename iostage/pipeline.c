@@ -133,9 +133,9 @@ static void on_ready(void *ctx, size_t ready)
 {
     reader *r = ctx;
     if (!r->parse_rc)
-        r->parse_rc = r->c->d.fmt->parse_part(r->buf, ready, &r->parsed,
-                                              false, collect, r, r->parse_err,
-                                              sizeof r->parse_err);
+        r->parse_rc = r->c->d.fmt->parse_part(
+            r->buf, ready, &r->parsed, false, r->c->o->verify, collect, r,
+            r->parse_err, sizeof r->parse_err);
 }
 
 /* O_DIRECT was refused (by the engine, at open or at read) on path:
@@ -307,14 +307,14 @@ static int process_file(reader *r, int64_t f)
     err[0] = '\0';
     int rc;
     if (!c->d.fmt->parse_part) {
-        rc = c->d.fmt->parse(r->buf, (size_t)size, collect, r, err,
-                             sizeof err);
+        rc = c->d.fmt->parse(r->buf, (size_t)size, c->o->verify, collect, r,
+                             err, sizeof err);
     } else if (r->parse_rc) {
         rc = r->parse_rc;
         snprintf(err, sizeof err, "%s", r->parse_err);
     } else {   /* the rest, and a truncated last record */
         rc = c->d.fmt->parse_part(r->buf, (size_t)size, &r->parsed, true,
-                                collect, r, err, sizeof err);
+                                  c->o->verify, collect, r, err, sizeof err);
     }
     if (rc == KB_IO_ERROR) {
         fail(c, rc, path, "out of memory for the sample list");

@@ -5,6 +5,7 @@
 #include "drivers/provenance.h"
 #include "iostage/checkpoint/options.h"
 #include "iostage/decode/decoder.h"
+#include "iostage/formats/format.h"
 #include "iostage/profile.h"
 #include "iostage/rank.h"
 #include "iostage/readers/engine.h"
@@ -33,6 +34,7 @@ typedef struct {
      * line's changes) when ckpt.dir is set */
     kb_io_ckpt_opts ckpt;
     const kb_provenance *prov;    /* for the records; NULL: see record.h */
+    kb_io_verify verify;          /* --verify: checksums checked or not */
 } kb_io_run_opts;
 
 /* Returns 0, KB_IO_CORRUPT (verification failed), KB_IO_USAGE or

@@ -67,14 +67,15 @@ static int count_one(void *ctx, const kb_io_sample *s)
 
 /* Samples a file of a DLIO dataset holds, when its config did not say:
  * the first file's records, counted once before the epochs. */
-static int count_samples(kb_io_dataset *d, char *err, size_t len)
+static int count_samples(kb_io_dataset *d, kb_io_verify verify, char *err,
+                         size_t len)
 {
     uint8_t *buf = NULL;
     size_t n;
     int rc = slurp(d->paths[0], &buf, &n, err, len);
     char perr[KB_IO_ERRLEN] = "";
     d->spf = 0;
-    if (!rc && (rc = d->fmt->parse(buf, n, count_one, &d->spf, perr,
+    if (!rc && (rc = d->fmt->parse(buf, n, verify, count_one, &d->spf, perr,
                                    sizeof perr)))
         snprintf(err, len, "%s: %s (counting its samples)", d->paths[0],
                  perr);
@@ -128,8 +129,8 @@ static int find_format(kb_io_dataset *d, char *err, size_t len)
 }
 
 /* Paths of the dataset's files, each there and readable. */
-static int dataset_paths(kb_io_dataset *d, const char *dir, char *err,
-                         size_t len)
+static int dataset_paths(kb_io_dataset *d, const char *dir,
+                         kb_io_verify verify, char *err, size_t len)
 {
     int rc = find_files(d, dir, err, len);
     if (!rc)
@@ -159,7 +160,7 @@ static int dataset_paths(kb_io_dataset *d, const char *dir, char *err,
             return KB_IO_USAGE;
         }
     }
-    if (d->spf == 0 && (rc = count_samples(d, err, len)))
+    if (d->spf == 0 && (rc = count_samples(d, verify, err, len)))
         return rc;
     /* guard: the bitmap and id space are sized by files x samples */
     if (d->spf < 1 || d->nfiles > INT64_MAX / d->spf ||
@@ -208,7 +209,7 @@ int kb_io_dataset_open(kb_io_dataset *d, const kb_io_profile *p,
                        const kb_io_run_opts *o, char *err, size_t len)
 {
     *d = (kb_io_dataset){.prof = *p};
-    int rc = dataset_paths(d, o->dir, err, len);
+    int rc = dataset_paths(d, o->dir, o->verify, err, len);
     return rc ? rc : plan_shard(d, o, err, len);
 }
 

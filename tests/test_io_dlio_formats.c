@@ -46,7 +46,7 @@ static int parse(const kb_io_format *f, const uint8_t *b, size_t n, seen *v,
                  char *err)
 {
     *v = (seen){.in_order = true};
-    return f->parse(b, n, see, v, err, KB_IO_ERRLEN);
+    return f->parse(b, n, KB_IO_VERIFY_CRC, see, v, err, KB_IO_ERRLEN);
 }
 
 typedef struct {
@@ -115,10 +115,11 @@ static void test_tfrecord_parts(const char *root)
         size_t off = 0;
         int rc = 0;
         for (size_t ready = step; ready < n && !rc; ready += step)
-            rc = f->parse_part(b, ready, &off, false, see, &v, err,
-                               sizeof err);
+            rc = f->parse_part(b, ready, &off, false, KB_IO_VERIFY_CRC, see,
+                               &v, err, sizeof err);
         if (!rc)
-            rc = f->parse_part(b, n, &off, true, see, &v, err, sizeof err);
+            rc = f->parse_part(b, n, &off, true, KB_IO_VERIFY_CRC, see, &v,
+                               err, sizeof err);
         CHECK(rc == 0 && v.n == 4 && v.in_order && off == n);
     }
     free(b);

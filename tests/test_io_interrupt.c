@@ -78,7 +78,7 @@ static void check_dir(const char *dir, int *complete, int *tmp)
         uint8_t *b = io_test_slurp(path, &n);
         int samples = 0;
         char err[KB_IO_ERRLEN];
-        CHECK(b && f->parse(b, n, ok_cb, &samples, err, sizeof err) == 0);
+        CHECK(b && f->parse(b, n, KB_IO_VERIFY_CRC, ok_cb, &samples, err, sizeof err) == 0);
         CHECK(samples == 4);
         free(b);
         (*complete)++;

@@ -14,6 +14,7 @@
 #include "iostage/stage.h"
 #include "drivers/commands.h"
 #include "drivers/provenance.h"
+#include "iostage/formats/format.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -36,11 +37,13 @@ static void usage(FILE *out)
         "           [--decode auto|none] [--prefetch B] [--batch N]\n"
         "           [--compute sleep:SECONDS|backend:NAME] [--cold]\n"
         "           [--skip-corrupt] [--chunk BYTES] [--depth N] [--seed S]\n"
-        "           [--quiet]\n"
+        "           [--quiet] [--verify crc|none]\n"
         "    --compute backend:NAME runs the profile's model (its kbench\n"
         "    catalog) on backend NAME, one forward pass a step at --batch;\n"
         "    --direct reads with O_DIRECT; a refusal (at open, or at the\n"
-        "    read) is recorded and the run reads buffered from then on\n"
+        "    read) is recorded and the run reads buffered from then on;\n"
+        "    --verify none checks framing but no checksum (CRC-32, CRC32C):\n"
+        "    a figure of the storage path alone (default crc)\n"
         "       kbench io checkpoint (--bytes N | --profile P) --dir D\n"
         "           [--engine E] [--fsync] [--direct] [--seed S] [--json FILE]\n"
         "           [--every-steps N | --every-epochs N] [--steps N] [--epochs E]\n"
@@ -140,7 +143,7 @@ enum { O_PROFILE = 256, O_PROFILES, O_DIR, O_SCALE, O_SEED, O_THREADS,
        O_BATCH, O_COMPUTE, O_COLD, O_SKIP, O_CHUNK, O_DEPTH, O_QUIET,
        O_BYTES, O_FSYNC, O_DLIO_CONFIG, O_DLIO_LAYOUT, O_RANK, O_RANKS,
        O_DROP_LAST, O_STEPS, O_CKPT_DIR, O_ASYNC, O_SHARDED, O_EVERY_STEPS,
-       O_EVERY_EPOCHS, O_OPT_BYTES, O_HELP };
+       O_EVERY_EPOCHS, O_OPT_BYTES, O_VERIFY, O_HELP };
 
 static const struct option long_opts[] = {
     {"profile", 1, 0, O_PROFILE}, {"profiles", 1, 0, O_PROFILES},
@@ -160,7 +163,8 @@ static const struct option long_opts[] = {
     {"async", 0, 0, O_ASYNC}, {"sharded", 0, 0, O_SHARDED},
     {"every-steps", 1, 0, O_EVERY_STEPS},
     {"every-epochs", 1, 0, O_EVERY_EPOCHS},
-    {"optimizer-bytes", 1, 0, O_OPT_BYTES}, {"help", 0, 0, O_HELP},
+    {"optimizer-bytes", 1, 0, O_OPT_BYTES}, {"verify", 1, 0, O_VERIFY},
+    {"help", 0, 0, O_HELP},
     {0, 0, 0, 0}};
 
 /* One option into o.  0, -1 after a message, 1 for --help. */
@@ -174,6 +178,15 @@ static int set_opt(cmd_opts *o, int c, const char *v)
     case O_JSON: o->run.json = v; return 0;
     case O_ENGINE: o->engine = v; return 0;
     case O_DECODE: o->decode = v; return 0;
+    case O_VERIFY:
+        if (strcmp(v, "crc") && strcmp(v, "none")) {
+            fprintf(stderr, "kbench io: --verify '%s': expected crc or "
+                    "none\n", v);
+            return -1;
+        }
+        o->run.verify = strcmp(v, "none") ? KB_IO_VERIFY_CRC
+                                          : KB_IO_VERIFY_NONE;
+        return 0;
     case O_COMPUTE: o->compute = v; return 0;
     case O_DIRECT: o->run.direct = true; return 0;
     case O_COLD: o->run.cold = true; return 0;

@@ -222,12 +222,13 @@ int kb_npy_parse(const uint8_t *p, size_t n, uint64_t base, kb_npy *a,
 
 /* Check one member: CRC-32, .npy header, and that the header's shape
  * accounts for exactly the member's bytes. */
-static int check_member(const kb_zip *z, const kb_zip_member *m, kb_npy *a,
-                        char *err, size_t len)
+static int check_member(const kb_zip *z, const kb_zip_member *m,
+                        kb_io_verify verify, kb_npy *a, char *err, size_t len)
 {
     uint8_t head[KB_NPY_MAX_HEADER + 12];
     size_t got;
-    int rc = kb_zip_verify(z, m, head, sizeof head, &got, err, len);
+    int rc = kb_zip_verify(z, m, verify == KB_IO_VERIFY_CRC, head,
+                           sizeof head, &got, err, len);
     uint64_t off = (uint64_t)(m->data - z->buf);
     if (!rc)
         rc = kb_npy_parse(head, got, off, a, err, len);
@@ -243,8 +244,8 @@ static int check_member(const kb_zip *z, const kb_zip_member *m, kb_npy *a,
     return 0;
 }
 
-static int dlio_npz_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
-                          void *ctx, char *err, size_t len)
+static int dlio_npz_parse(const uint8_t *buf, size_t n, kb_io_verify verify,
+                          kb_io_sample_fn fn, void *ctx, char *err, size_t len)
 {
     kb_zip z;
     kb_zip_member m, x = {0};
@@ -252,7 +253,7 @@ static int dlio_npz_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
     bool have_x = false;
     int rc = kb_zip_open(&z, buf, n, err, len);
     while (!rc && (rc = kb_zip_next(&z, &m, err, len)) == 1) {
-        rc = check_member(&z, &m, &a, err, len);
+        rc = check_member(&z, &m, verify, &a, err, len);
         if (rc || m.name_len != 5 || memcmp(m.name, "x.npy", 5))
             continue;
         if (have_x) {

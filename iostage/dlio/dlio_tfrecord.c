@@ -62,8 +62,8 @@ static int index_at(const uint8_t *buf, size_t n, size_t off, uint64_t *k,
 
 static int dlio_tfrecord_parse_part(const uint8_t *buf, size_t n,
                                     size_t *off, bool final,
-                                    kb_io_sample_fn fn, void *ctx, char *err,
-                                    size_t len)
+                                    kb_io_verify verify, kb_io_sample_fn fn,
+                                    void *ctx, char *err, size_t len)
 {
     uint64_t k;
     int rc = index_at(buf, n, *off, &k, err, len);
@@ -71,7 +71,8 @@ static int dlio_tfrecord_parse_part(const uint8_t *buf, size_t n,
     uint64_t dlen;
     while (!rc) {
         size_t o = *off;
-        rc = kb_io_tfrecord_next(buf, n, off, final, &data, &dlen, err, len);
+        rc = kb_io_tfrecord_next(buf, n, off, final, verify, &data, &dlen,
+                                 err, len);
         if (rc <= 0)
             break;
         kb_example ex;
@@ -88,11 +89,12 @@ static int dlio_tfrecord_parse_part(const uint8_t *buf, size_t n,
 }
 
 static int dlio_tfrecord_parse(const uint8_t *buf, size_t n,
-                               kb_io_sample_fn fn, void *ctx, char *err,
-                               size_t len)
+                               kb_io_verify verify, kb_io_sample_fn fn,
+                               void *ctx, char *err, size_t len)
 {
     size_t off = 0;
-    return dlio_tfrecord_parse_part(buf, n, &off, true, fn, ctx, err, len);
+    return dlio_tfrecord_parse_part(buf, n, &off, true, verify, fn, ctx, err,
+                                    len);
 }
 
 /* One file: samples_per_file records of one dim1 x dim2 image size, as

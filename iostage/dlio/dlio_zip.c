@@ -375,12 +375,12 @@ int kb_zip_next(kb_zip *z, kb_zip_member *m, char *err, size_t len)
     return 1;
 }
 
-/* Inflate a raw deflate stream in pieces: CRC-32 and size of the output,
- * its first cap bytes kept. */
+/* Inflate a raw deflate stream in pieces: the size of the output and,
+ * with crc_check, its CRC-32 in *crc; its first cap bytes kept. */
 static int inflate_check(const kb_zip_member *m, uint64_t data_off,
-                         uint8_t *head, size_t cap, size_t *got,
-                         uint32_t *crc, uint64_t *total, char *err,
-                         size_t len)
+                         bool crc_check, uint8_t *head, size_t cap,
+                         size_t *got, uint32_t *crc, uint64_t *total,
+                         char *err, size_t len)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
@@ -409,7 +409,8 @@ static int inflate_check(const kb_zip_member *m, uint64_t data_off,
             memcpy(head + *got, out, k);
             *got += k;
         }
-        c = kb_io_crc32(c, out, have);
+        if (crc_check)
+            c = kb_io_crc32(c, out, have);
         *total += have;
         bool stuck = zrc == Z_BUF_ERROR && zs.avail_in == 0 && !in_left;
         if ((zrc != Z_OK && zrc != Z_STREAM_END && zrc != Z_BUF_ERROR) ||
@@ -434,25 +435,28 @@ static int inflate_check(const kb_zip_member *m, uint64_t data_off,
                  data_off + used, (int)m->name_len, m->name, used, m->csize);
         return KB_IO_CORRUPT;
     }
-    *crc = (uint32_t)c;
+    if (crc_check)
+        *crc = c;
     return 0;
 }
 
-int kb_zip_verify(const kb_zip *z, const kb_zip_member *m, uint8_t *head,
-                  size_t cap, size_t *got, char *err, size_t len)
+int kb_zip_verify(const kb_zip *z, const kb_zip_member *m, bool crc_check,
+                  uint8_t *head, size_t cap, size_t *got, char *err,
+                  size_t len)
 {
     uint64_t data_off = (uint64_t)(m->data - z->buf);
-    uint32_t crc;
+    uint32_t crc = m->crc;    /* unless computed below */
     uint64_t total = 0;
     *got = 0;
     if (m->method == KB_ZIP_STORED) {
-        crc = kb_io_crc32(0, m->data, m->csize);
+        if (crc_check)
+            crc = kb_io_crc32(0, m->data, m->csize);
         total = m->csize;
         *got = m->csize < cap ? m->csize : cap;
         memcpy(head, m->data, *got);
     } else {
-        int rc = inflate_check(m, data_off, head, cap, got, &crc, &total, err,
-                               len);
+        int rc = inflate_check(m, data_off, crc_check, head, cap, got, &crc,
+                               &total, err, len);
         if (rc)
             return rc;
     }

@@ -39,11 +39,12 @@ int kb_zip_open(kb_zip *z, const uint8_t *buf, size_t n, char *err,
 /* The next member, its local header checked against the central entry.
  * 1 with *m filled, 0 after the last, or KB_IO_CORRUPT. */
 int kb_zip_next(kb_zip *z, kb_zip_member *m, char *err, size_t len);
-/* Check m's CRC-32 over its uncompressed bytes (inflating a deflated
- * member in pieces, zlib) and its uncompressed size; the first `cap`
+/* Check m's uncompressed size (inflating a deflated member in pieces,
+ * zlib) and, with crc_check, its CRC-32 over the uncompressed bytes; the first `cap`
  * uncompressed bytes are copied to head (*got of them).  0 or
  * KB_IO_CORRUPT. */
-int kb_zip_verify(const kb_zip *z, const kb_zip_member *m, uint8_t *head,
-                  size_t cap, size_t *got, char *err, size_t len);
+int kb_zip_verify(const kb_zip *z, const kb_zip_member *m, bool crc_check,
+                  uint8_t *head, size_t cap, size_t *got, char *err,
+                  size_t len);
 
 #endif

@@ -94,8 +94,8 @@ static int tfrecord_gen(const kb_io_profile *p, uint64_t seed,
 }
 
 int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
-                        bool final, const uint8_t **data, uint64_t *dlen,
-                        char *err, size_t len)
+                        bool final, kb_io_verify verify, const uint8_t **data,
+                        uint64_t *dlen, char *err, size_t len)
 {
     size_t o = *off;
     if (o >= n)
@@ -107,8 +107,9 @@ int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
                  "(%zu bytes left, expected 12)", o, n - o);
         return KB_IO_CORRUPT;
     }
+    bool crc = verify == KB_IO_VERIFY_CRC;
     uint32_t lc = le32(buf + o + 8);
-    if (kb_io_tfrecord_mask(kb_io_crc32c(0, buf + o, 8)) != lc) {
+    if (crc && kb_io_tfrecord_mask(kb_io_crc32c(0, buf + o, 8)) != lc) {
         snprintf(err, len, "offset %zu: record length CRC mismatch", o);
         return KB_IO_CORRUPT;
     }
@@ -122,7 +123,7 @@ int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
         return KB_IO_CORRUPT;
     }
     const uint8_t *d = buf + o + 12;
-    if (kb_io_tfrecord_mask(kb_io_crc32c(0, d, dl)) != le32(d + dl)) {
+    if (crc && kb_io_tfrecord_mask(kb_io_crc32c(0, d, dl)) != le32(d + dl)) {
         snprintf(err, len, "offset %zu: record data CRC mismatch", o);
         return KB_IO_CORRUPT;
     }
@@ -132,19 +133,21 @@ int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
     return 1;
 }
 
-/* Walk the complete records of buf[*off, n): every length CRC, data CRC
- * and sample header checked.  Not final: stop before a record that has
- * not fully arrived; final: such a record is a truncation. */
+/* Walk the complete records of buf[*off, n): every sample header checked,
+ * and with verify every length CRC, data CRC and sample checksum.  Not
+ * final: stop before a record that has not fully arrived; final: such a
+ * record is a truncation. */
 static int tfrecord_parse_part(const uint8_t *buf, size_t n, size_t *off,
-                               bool final, kb_io_sample_fn fn, void *ctx,
-                               char *err, size_t len)
+                               bool final, kb_io_verify verify,
+                               kb_io_sample_fn fn, void *ctx, char *err,
+                               size_t len)
 {
     const uint8_t *data;
     uint64_t dlen;
     for (;;) {
         size_t o = *off;
-        int rc = kb_io_tfrecord_next(buf, n, off, final, &data, &dlen, err,
-                                     len);
+        int rc = kb_io_tfrecord_next(buf, n, off, final, verify, &data,
+                                     &dlen, err, len);
         if (rc <= 0)
             return rc;
         kb_io_hdr h;
@@ -154,7 +157,8 @@ static int tfrecord_parse_part(const uint8_t *buf, size_t n, size_t *off,
             return KB_IO_CORRUPT;
         }
         const uint8_t *body = data + KB_IO_HDR_BYTES;
-        if (kb_io_crc32c(0, body, h.body_len) != h.crc) {
+        if (verify == KB_IO_VERIFY_CRC &&
+            kb_io_crc32c(0, body, h.body_len) != h.crc) {
             snprintf(err, len, "offset %zu: sample %" PRIu64
                      " checksum mismatch", o, h.id);
             return KB_IO_CORRUPT;
@@ -166,11 +170,12 @@ static int tfrecord_parse_part(const uint8_t *buf, size_t n, size_t *off,
     }
 }
 
-static int tfrecord_parse(const uint8_t *buf, size_t n, kb_io_sample_fn fn,
-                          void *ctx, char *err, size_t len)
+static int tfrecord_parse(const uint8_t *buf, size_t n, kb_io_verify verify,
+                          kb_io_sample_fn fn, void *ctx, char *err, size_t len)
 {
     size_t off = 0;
-    return tfrecord_parse_part(buf, n, &off, true, fn, ctx, err, len);
+    return tfrecord_parse_part(buf, n, &off, true, verify, fn, ctx, err,
+                               len);
 }
 
 const kb_io_format kb_io_format_tfrecord = {
