@@ -1,5 +1,5 @@
-/* body.h - the bodies of generated samples (gen_body.c, gen_jpeg.c,
- * gen_cosmo.c). */
+/* body.h - the bodies of generated samples (body.c, gen_random.c,
+ * gen_jpeg.c, gen_cosmo.c). */
 #ifndef KB_IO_FORMATS_BODY_H
 #define KB_IO_FORMATS_BODY_H
 
