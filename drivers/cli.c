@@ -3,8 +3,8 @@
  * which also writes every usage and help text from the same records. */
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
-#include "drivers/io/io.h"
 #include "drivers/roofline/report.h"
+#include "iostage/cli/io.h"
 
 #include "buildinfo.h"
 

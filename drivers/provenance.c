@@ -2,7 +2,7 @@
  * CPU and its identity (cpu_id.c), threads and affinity, build, libraries,
  * date, seed, command line. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_SET */
-#include "drivers/record.h"
+#include "drivers/provenance.h"
 #include "drivers/peaks/peaks.h"
 #include "drivers/peaks/cpu_id.h"
 
@@ -115,7 +115,7 @@ static void command_line(char *dst, size_t len, int argc, char **argv)
     }
 }
 
-/* Fills p; cannot fail: anything unavailable reads "unknown". */
+/* See provenance.h. */
 void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
                            int threads, uint64_t seed)
 {
@@ -145,4 +145,34 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
     p->seed = seed;
     p->fill = "integer";   /* kbench run sets --fill's */
     command_line(p->command_line, sizeof p->command_line, argc, argv);
+}
+
+/* See provenance.h.  The cJSON Add helpers return NULL when out of
+ * memory; one check at the end covers them all. */
+int kb_provenance_json(const kb_provenance *p, cJSON *o)
+{
+    bool ok =
+        cJSON_AddStringToObject(o, "kbench_version", p->kbench_version) &&
+        cJSON_AddStringToObject(o, "git_commit", p->git_commit) &&
+        cJSON_AddStringToObject(o, "date", p->date) &&
+        cJSON_AddStringToObject(o, "host", p->host) &&
+        cJSON_AddStringToObject(o, "cpu_model", p->cpu_model);
+    cJSON *id = ok ? kb_cpu_id_to_json(&p->cpu_id) : NULL;
+    ok = id && cJSON_AddItemToObject(o, "cpu_id", id);
+    if (!ok) {
+        cJSON_Delete(id);
+        return -1;
+    }
+    ok = cJSON_AddNumberToObject(o, "cores_online", p->cores_online) &&
+        cJSON_AddNumberToObject(o, "threads", p->threads) &&
+        cJSON_AddStringToObject(o, "affinity", p->affinity) &&
+        cJSON_AddStringToObject(o, "omp_proc_bind", p->omp_proc_bind) &&
+        cJSON_AddStringToObject(o, "omp_places", p->omp_places) &&
+        cJSON_AddStringToObject(o, "compiler", p->compiler) &&
+        cJSON_AddStringToObject(o, "build_type", p->build_type) &&
+        cJSON_AddStringToObject(o, "build_flags", p->build_flags) &&
+        cJSON_AddStringToObject(o, "libraries", p->libraries) &&
+        cJSON_AddNumberToObject(o, "seed", (double)p->seed) &&
+        cJSON_AddStringToObject(o, "command_line", p->command_line);
+    return ok ? 0 : -1;
 }

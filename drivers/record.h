@@ -12,6 +12,7 @@
 #include "drivers/stats.h"
 #include "drivers/roofline/placement.h"
 #include "drivers/peaks/cpu_id.h"
+#include "drivers/provenance.h"
 #include "backends/backend.h"
 
 #include <stdio.h>
@@ -70,35 +71,6 @@ typedef struct {
      * method (n == 0 when it has none or nothing was prepared) */
     kb_info plan_info;
 } kb_case_record;
-
-/* Provenance, gathered once per run (provenance.c). */
-typedef struct {
-    char host[128];
-    char cpu_model[160];
-    kb_cpu_id cpu_id;                /* vendor, family, model, stepping,
-                                        microcode, caches, kernel, governor,
-                                        microarchitecture (cpu_id.h) */
-    int cores_online;
-    int threads;                     /* OpenMP threads used */
-    char affinity[256];              /* "0-1" from sched_getaffinity */
-    char omp_proc_bind[32], omp_places[64];
-    char compiler[96];               /* id and version */
-    char build_type[32];
-    char build_flags[512];
-    char git_commit[64];
-    char kbench_version[32];
-    char date[40];                   /* ISO 8601 UTC, start of run */
-    uint64_t seed;
-    const char *fill;                /* --fill: "integer" or "fine" */
-    /* the measurement rule every case of the run followed */
-    int64_t warmup, reps, max_reps;
-    double min_time;
-    char command_line[2048];
-    char libraries[512];             /* "OpenMP 201511, cJSON 1.7.15" */
-} kb_provenance;
-
-void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
-                           int threads, uint64_t seed);
 
 /* Summary counts, for the last record and the exit code. */
 typedef struct {

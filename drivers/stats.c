@@ -11,21 +11,48 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median of n >= 1 samples: the middle one, or the average of the middle
- * two when n is even.  Sorts a copy so the caller's order (run order,
- * which compare/report may use) is kept.  Returns NaN when the copy
- * cannot be allocated: a visible hole rather than a wrong figure. */
-double kb_median(const double *samples, int64_t n)
+/* A sorted copy of v[0, n), so that the caller's order (run order, which
+ * compare/report may use) is kept; NULL when it cannot be allocated. */
+static double *sorted_copy(const double *v, int64_t n)
 {
     double *sorted = malloc((size_t)n * sizeof *sorted);
     if (!sorted)
-        return NAN;
-    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
+        return NULL;
+    memcpy(sorted, v, (size_t)n * sizeof *sorted);
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    return sorted;
+}
+
+/* Median of n >= 1 samples: the middle one, or the average of the middle
+ * two when n is even.  Returns NaN when the sorted copy cannot be
+ * allocated: a visible hole rather than a wrong figure. */
+double kb_median(const double *samples, int64_t n)
+{
+    double *sorted = sorted_copy(samples, n);
+    if (!sorted)
+        return NAN;
     double m = (n % 2) ? sorted[n / 2]
                        : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
     free(sorted);
     return m;
+}
+
+/* Type 7: h = q (n - 1); the value at rank floor(h), plus the fraction
+ * h - floor(h) of the step to the next rank. */
+double kb_quantile(const double *v, int64_t n, double q)
+{
+    if (!(q >= 0 && q <= 1))
+        return NAN;
+    double *sorted = sorted_copy(v, n);
+    if (!sorted)
+        return NAN;
+    double h = q * (double)(n - 1);
+    int64_t lo = (int64_t)floor(h);
+    double x = sorted[lo];
+    if (lo + 1 < n)
+        x += (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
+    free(sorted);
+    return x;
 }
 
 /* Can't fail, except that the median is NaN when out of memory. */

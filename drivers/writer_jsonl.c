@@ -71,28 +71,15 @@ static int jsonl_begin(kb_writer *w, const kb_provenance *p)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "run");
     cJSON_AddStringToObject(o, "schema", KB_SCHEMA_VERSION);
-    cJSON_AddStringToObject(o, "kbench_version", p->kbench_version);
-    cJSON_AddStringToObject(o, "git_commit", p->git_commit);
-    cJSON_AddStringToObject(o, "date", p->date);
-    cJSON_AddStringToObject(o, "host", p->host);
-    cJSON_AddStringToObject(o, "cpu_model", p->cpu_model);
-    cJSON_AddItemToObject(o, "cpu_id", kb_cpu_id_to_json(&p->cpu_id));
-    cJSON_AddNumberToObject(o, "cores_online", p->cores_online);
-    cJSON_AddNumberToObject(o, "threads", p->threads);
-    cJSON_AddStringToObject(o, "affinity", p->affinity);
-    cJSON_AddStringToObject(o, "omp_proc_bind", p->omp_proc_bind);
-    cJSON_AddStringToObject(o, "omp_places", p->omp_places);
-    cJSON_AddStringToObject(o, "compiler", p->compiler);
-    cJSON_AddStringToObject(o, "build_type", p->build_type);
-    cJSON_AddStringToObject(o, "build_flags", p->build_flags);
-    cJSON_AddStringToObject(o, "libraries", p->libraries);
-    cJSON_AddNumberToObject(o, "seed", (double)p->seed);
+    if (o && kb_provenance_json(p, o)) {
+        cJSON_Delete(o);
+        o = NULL;   /* kb_writer_jsonl_object reports it */
+    }
     cJSON_AddStringToObject(o, "fill", p->fill);
     cJSON_AddNumberToObject(o, "warmup", (double)p->warmup);
     cJSON_AddNumberToObject(o, "reps", (double)p->reps);
     cJSON_AddNumberToObject(o, "min_time_s", p->min_time);
     cJSON_AddNumberToObject(o, "max_reps", (double)p->max_reps);
-    cJSON_AddStringToObject(o, "command_line", p->command_line);
     cJSON_AddItemToObject(o, "backends", backends_object());
     return kb_writer_jsonl_object(w, o);
 }

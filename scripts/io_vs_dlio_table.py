@@ -211,7 +211,7 @@ def dlio_record(src):
 
 
 def kbench_record(src):
-    recs = [r for r in load_jsonl(src) if r.get("record") == "io_epoch"]
+    recs = [r for r in load_jsonl(src) if r.get("type") == "io_epoch"]
     if len(recs) != 1:
         fail(f"{src}: expected one io_epoch record, found {len(recs)}", 1)
     r = dict(recs[0])

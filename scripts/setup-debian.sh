@@ -12,13 +12,15 @@ set -euo pipefail
 # brings the headers), only a Recommends of libdnnl-dev.  hwloc: cache
 # sizes for `kbench peaks` (sysfs otherwise).  libxml2: the report test
 # parses the SVG and HTML.  kbench io: zlib (required), libjpeg-turbo,
-# HDF5 and liburing (a profile or engine whose library is missing says so).
+# HDF5 and liburing (a profile or engine whose library is missing says so),
+# ISA-L (the read path's CRCs with SIMD; without it zlib and a table).
 # python3-scipy: reference p-values for the compare statistics test only.
 # python3-numpy, python3-h5py: the DLIO dataset fixtures (tests/dlio_fixtures.py).
 packages=(build-essential cmake pkg-config git libcjson-dev python3 python3-scipy
           python3-numpy python3-h5py
           libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev libxml2-dev
           zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev libyaml-dev
+          libisal-dev
           "$@")
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dlio_keys_readme_test.sh - the table of DLIO keys in docs/io-stage.md
-# (once the README's) is the table drivers/io/dlio_keys.conf holds, row for
+# (once the README's) is the table iostage/dlio/dlio_keys.conf holds, row for
 # row, so the doc cannot drift.
 #   dlio_keys_readme_test.sh CONF DOC      check (exit 1 with a diff)
 #   dlio_keys_readme_test.sh --print CONF  print the table to paste

@@ -23,7 +23,7 @@ for f in "$kb" "$share/catalog/resnet50.txt" "$share/io/profiles.conf" \
 done
 # No data path into the source tree is compiled in any more (whole
 # strings: debug info names the sources, kernels/catalog.c among them).
-for p in "$src/kernels/catalog" "$src/drivers/io/profiles.conf"; do
+for p in "$src/kernels/catalog" "$src/iostage/profiles.conf"; do
     ! strings "$kb" | grep -qxF "$p" || fail "$kb still names $p"
 done
 

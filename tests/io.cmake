@@ -1,4 +1,4 @@
-# tests/io.cmake: the I/O stage (drivers/io/).  Tiny generated datasets of
+# tests/io.cmake: the I/O stage (iostage/).  Tiny generated datasets of
 # every format; the profiles come from tests/io_profiles_test.conf and the
 # models they name from tests/io_catalog/.
 set(KB_IO_TEST_DEFS
@@ -9,7 +9,6 @@ foreach(t test_io_units test_io_pipeline test_io_corrupt test_io_interrupt
           test_io_merge test_io_metrics test_io_shard)
   kb_add_test(${t} kb_io)
   target_compile_definitions(${t} PRIVATE ${KB_IO_TEST_DEFS})
-  target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/drivers/io)
   set_tests_properties(${t} PROPERTIES TIMEOUT 120 LABELS io)
 endforeach()
 
@@ -19,7 +18,8 @@ endforeach()
 # (clang links its runtime into the executable: nothing to do).
 add_library(kb_direct_refuse_shim MODULE direct_refuse_shim.c)
 target_link_libraries(kb_direct_refuse_shim PRIVATE ${CMAKE_DL_LIBS})
-# the same check as drivers/io's, whose result is local to that folder
+# the same check as iostage/CMakeLists.txt's, whose result is local to
+# that folder
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(KB_SHIM_URING QUIET liburing)
 if(KB_SHIM_URING_FOUND)
@@ -29,8 +29,6 @@ if(KB_SHIM_URING_FOUND)
 endif()
 kb_add_test(test_io_direct kb_io ${CMAKE_DL_LIBS})
 target_compile_definitions(test_io_direct PRIVATE ${KB_IO_TEST_DEFS})
-target_include_directories(test_io_direct PRIVATE
-                           ${PROJECT_SOURCE_DIR}/drivers/io)
 set(KB_IO_PRELOAD "$<TARGET_FILE:kb_direct_refuse_shim>")
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU" AND
    CMAKE_C_FLAGS MATCHES "-fsanitize=[^ ]*address")
@@ -59,8 +57,6 @@ target_link_libraries(test_io_dlio_formats PRIVATE kb_io)
 target_compile_definitions(test_io_dlio_formats PRIVATE ${KB_IO_TEST_DEFS}
   KB_IO_PYTHON3="${KB_IO_PYTHON3}"
   KB_IO_DLIO_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/dlio_fixtures.py")
-target_include_directories(test_io_dlio_formats PRIVATE
-                           ${PROJECT_SOURCE_DIR}/drivers/io)
 add_test(NAME test_io_dlio_formats
          COMMAND test_io_dlio_formats ${KB_IO_DLIO_DATA})
 set_tests_properties(test_io_dlio_formats PROPERTIES
@@ -77,11 +73,32 @@ set_tests_properties(test_io_dlio_run PROPERTIES
 kb_add_test(test_io_dlio_config kb_io)
 target_compile_definitions(test_io_dlio_config PRIVATE ${KB_IO_TEST_DEFS}
   KB_IO_DLIO_INPUTS="${CMAKE_CURRENT_LIST_DIR}/inputs/dlio")
-target_include_directories(test_io_dlio_config PRIVATE
-                           ${PROJECT_SOURCE_DIR}/drivers/io)
 set_tests_properties(test_io_dlio_config PROPERTIES TIMEOUT 120 LABELS io)
 add_test(NAME io_dlio_keys_readme
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/dlio_keys_readme_test.sh
-                 ${PROJECT_SOURCE_DIR}/drivers/io/dlio_keys.conf
+                 ${PROJECT_SOURCE_DIR}/iostage/dlio/dlio_keys.conf
                  ${PROJECT_SOURCE_DIR}/docs/io-stage.md)
 set_tests_properties(io_dlio_keys_readme PROPERTIES TIMEOUT 30 LABELS io)
+
+# The checksums on known vectors: the build's implementation (ISA-L when
+# found), and the fallback compiled alone from the same source.
+add_executable(test_io_checksum test_io_checksum.c)
+target_link_libraries(test_io_checksum PRIVATE kb_io)
+if(KB_IO_ISAL_INCLUDE AND KB_IO_ISAL_LIB)
+  add_test(NAME test_io_checksum COMMAND test_io_checksum isa-l)
+else()
+  add_test(NAME test_io_checksum COMMAND test_io_checksum zlib+table)
+endif()
+set_tests_properties(test_io_checksum PROPERTIES TIMEOUT 60 LABELS io)
+find_package(ZLIB REQUIRED)
+find_package(Threads REQUIRED)
+add_executable(test_io_checksum_fallback test_io_checksum.c
+               ${PROJECT_SOURCE_DIR}/iostage/checksum.c)
+target_include_directories(test_io_checksum_fallback PRIVATE
+                           ${PROJECT_SOURCE_DIR})
+target_link_libraries(test_io_checksum_fallback PRIVATE ZLIB::ZLIB
+                                                        Threads::Threads)
+add_test(NAME test_io_checksum_fallback
+         COMMAND test_io_checksum_fallback zlib+table)
+set_tests_properties(test_io_checksum_fallback PROPERTIES TIMEOUT 60
+                                                          LABELS io)

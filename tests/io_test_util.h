@@ -16,8 +16,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "io.h"
-#include "io_internal.h"
+#include "iostage/cli/io.h"
+#include "iostage/record.h"
+#include "iostage/stage.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); exits the test on failure. */
 static inline char *io_test_mkdtemp(void)
@@ -178,6 +179,41 @@ static inline void io_test_jsonl_free(cJSON **recs, int n)
     for (int i = 0; i < n; i++)
         cJSON_Delete(recs[i]);
     free(recs);
+}
+
+/* Whether r starts as every io record must (results/SCHEMA.md): its type,
+ * the io schema and the run's provenance (host, commit, compiler, CPU,
+ * command line); says on stderr what is wrong. */
+static inline bool io_test_head_ok(const cJSON *r, const char *type)
+{
+    static const char *const prov[] = {
+        "host", "git_commit", "compiler", "cpu_model", "kbench_version",
+        "date", "build_type", "libraries", "command_line", "affinity"};
+    const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(r, "type"));
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(r, "schema"));
+    if (!t || strcmp(t, type) || !s || strcmp(s, KB_IO_SCHEMA) ||
+        cJSON_GetObjectItem(r, "record")) {
+        fprintf(stderr, "record type %s schema %s, expected %s %s\n",
+                t ? t : "(none)", s ? s : "(none)", type, KB_IO_SCHEMA);
+        return false;
+    }
+    for (size_t i = 0; i < sizeof prov / sizeof prov[0]; i++) {
+        const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(r, prov[i]));
+        if (!v || !*v) {
+            fprintf(stderr, "%s record: no provenance field %s\n", type,
+                    prov[i]);
+            return false;
+        }
+    }
+    if (!cJSON_IsObject(cJSON_GetObjectItem(r, "cpu_id")) ||
+        !cJSON_IsNumber(cJSON_GetObjectItem(r, "threads")) ||
+        strncmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "command_line")),
+                "kbench", 6)) {
+        fprintf(stderr, "%s record: cpu_id, threads or command_line wrong\n",
+                type);
+        return false;
+    }
+    return true;
 }
 
 /* XOR one byte of a file at offset. */

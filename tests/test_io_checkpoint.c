@@ -9,9 +9,11 @@
  * positions and the files' bytes are tested in test_io_ckpt_schedule.c.) */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/cli/io.h"
 
 #include <dirent.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -38,7 +40,7 @@ static void check_modes(const char *dir, const char *flag1,
     cJSON **recs = io_test_jsonl(json, &n);
     CHECK(n == 1 && recs[0]);
     if (n == 1 && recs[0]) {
-        CHECK_STR(str(recs[0], "record"), "io_checkpoint");
+        CHECK(io_test_head_ok(recs[0], "io_checkpoint"));
         CHECK_STR(str(recs[0], "write_mode"), want_write);
         CHECK_STR(str(recs[0], "read_mode"), want_read);
         CHECK(cJSON_IsTrue(cJSON_GetObjectItem(recs[0], "verified")));
@@ -90,7 +92,7 @@ static void test_loop_stall(const char *dir)
         CHECK(n == 3);
         double write = 0, stall = 0;
         for (int i = 0; i < n && i < 2; i++) {
-            CHECK_STR(str(recs[i], "record"), "io_checkpoint");
+            CHECK(io_test_head_ok(recs[i], "io_checkpoint"));
             CHECK(num(recs[i], "step") == 3 * (i + 1));
             CHECK(cJSON_IsTrue(cJSON_GetObjectItem(recs[i], "verified")));
             CHECK_STR(str(recs[i], "write_mode"), "buffered+fsync");
@@ -102,7 +104,7 @@ static void test_loop_stall(const char *dir)
         }
         if (n == 3) {
             const cJSON *loop = recs[2];
-            CHECK_STR(str(loop, "record"), "io_checkpoint_loop");
+            CHECK(io_test_head_ok(loop, "io_checkpoint_loop"));
             CHECK(num(loop, "checkpoints") == 2);
             CHECK(num(loop, "steps_done") == 8);
             CHECK(cJSON_IsTrue(cJSON_GetObjectItem(loop, "verified")));
@@ -185,8 +187,8 @@ static void test_loop_interrupt(const char *dir)
     cJSON **recs = io_test_jsonl(json, &n);
     CHECK(n >= 3 && n < 100000);
     if (n >= 3) {
-        CHECK_STR(str(recs[0], "record"), "io_checkpoint");
-        CHECK_STR(str(recs[n - 1], "record"), "io_checkpoint_loop");
+        CHECK(io_test_head_ok(recs[0], "io_checkpoint"));
+        CHECK(io_test_head_ok(recs[n - 1], "io_checkpoint_loop"));
         CHECK(cJSON_IsTrue(cJSON_GetObjectItem(recs[n - 1],
                                                "interrupted")));
         CHECK(num(recs[n - 1], "checkpoints") == n - 1);

@@ -6,10 +6,17 @@
  * snapshot), one record each, and errors naming the file. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
-#include "ckpt.h"
+#include "iostage/checkpoint/options.h"
+#include "iostage/checkpoint/plan.h"
+#include "iostage/checkpoint/schedule.h"
+#include "iostage/profile.h"
+#include "iostage/rank.h"
+#include "iostage/readers/engine.h"
+#include "iostage/stage.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 
 /* The steps (epoch * 100 + step) of a plan over epochs x steps into out;
  * their count. */
@@ -179,8 +186,7 @@ static void test_hook(const char *dir)
         cJSON **recs = io_test_jsonl(json, &n);
         CHECK(n == 4);
         for (int i = 0; i < n && i < 4; i++) {
-            CHECK_STR(cJSON_GetStringValue(item(recs[i], "record")),
-                      "io_checkpoint");
+            CHECK(io_test_head_ok(recs[i], "io_checkpoint"));
             CHECK(num(recs[i], "epoch") == (double)at[i][0]);
             CHECK(num(recs[i], "step") == (double)at[i][1]);
             CHECK(num(recs[i], "model_bytes") == (double)o.bytes);

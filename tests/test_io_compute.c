@@ -10,6 +10,12 @@
 #include "backends/backend.h"
 #include "backends/gpu/gpu_registry.h"
 #include "kernels/tensors.h"
+#include "iostage/compute_model.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/profile.h"
+#include "kernels/problem.h"
+
+#include <stdio.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 

@@ -2,11 +2,14 @@
  * (mid-record and at a record boundary), a wrong TFRecord CRC, damaged
  * NPZ and HDF5 files.  Each must fail with exit code 1 and a message
  * naming the file and the offset, or be counted and skipped with
- * --skip-corrupt. */
+ * --skip-corrupt; a file whose only damage a checksum would catch is read
+ * whole with --verify none. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/sample.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 static char err[8192];
@@ -33,6 +36,35 @@ static int run(const char *name, const char *dir, const char *extra,
                        json, extra, NULL);
 }
 
+/* The last record of a JSON Lines file (NULL when there is none). */
+static cJSON *last_record(const char *json)
+{
+    int n;
+    cJSON **recs = io_test_jsonl(json, &n);
+    cJSON *o = n > 0 ? recs[n - 1] : NULL;
+    if (n > 0)
+        recs[n - 1] = NULL;
+    io_test_jsonl_free(recs, n);
+    return o;
+}
+
+/* With --verify none the damage checksums find is not looked for: the run
+ * succeeds, delivers all `samples`, skips nothing, and says which it was. */
+static void read_unverified(const char *name, const char *dir,
+                            const char *json, double samples)
+{
+    CHECK(run(name, dir, "--verify=none", json) == 0);
+    cJSON *o = last_record(json);
+    CHECK(o != NULL);
+    if (!o)
+        return;
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(o, "verify")), "none");
+    CHECK(cJSON_GetStringValue(cJSON_GetObjectItem(o, "checksums")) != NULL);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "samples")) == samples);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "skipped_files")) == 0);
+    cJSON_Delete(o);
+}
+
 static void test_flipped_byte(const char *root)
 {
     char dir[600], path[700], json[700];
@@ -52,9 +84,30 @@ static void test_flipped_byte(const char *root)
     if (o) {
         CHECK(cJSON_GetObjectItem(o, "skipped_files")->valuedouble == 1);
         CHECK(cJSON_GetObjectItem(o, "samples")->valuedouble == 100);
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(o, "verify")),
+                  "crc");
         cJSON_Delete(o);
     }
     free(text);
+    /* the flip hit a sample id: unverified, the ids still prove the
+     * damage (a sample delivered twice) */
+    CHECK(run("bert", dir, "--verify=none", json) == 1);
+    CHECK(strstr(err, "delivered twice") != NULL);
+    /* undone, and the last record's last body byte flipped instead (the
+     * file ends with that record's 4-byte data CRC): only checksums see
+     * it */
+    CHECK(io_test_flip(path, 1000, 0x01) == 0);
+    size_t fn;
+    free(io_test_slurp(path, &fn));
+    CHECK(io_test_flip(path, (long)fn - 5, 0x01) == 0);
+    CHECK(run("bert", dir, NULL, json) == 1);
+    CHECK(strstr(err, "record data CRC mismatch") != NULL);
+    read_unverified("bert", dir, json, 150);
+    /* and crc, given explicitly, refuses it again */
+    CHECK(run("bert", dir, "--verify=crc", json) == 1);
+    CHECK(strstr(err, "CRC mismatch") != NULL);
+    CHECK(run("bert", dir, "--verify=md5", json) == 2);
+    CHECK(strstr(err, "--verify 'md5': expected crc or none") != NULL);
 }
 
 static void test_truncated(const char *root)
@@ -96,6 +149,7 @@ static void test_wrong_crc(const char *root)
     CHECK(io_test_flip(path, 9, 0x04) == 0);
     CHECK(run("cosmoflow", dir, NULL, json) == 1);
     CHECK(strstr(err, "record length CRC mismatch") != NULL);
+    read_unverified("cosmoflow", dir, json, 6);
     free(b);
 }
 
@@ -108,6 +162,7 @@ static void test_npz_hdf5(const char *root)
     CHECK(run("unet3d", dir, NULL, json) == 1);
     CHECK(strstr(err, "unet3d_000004.npz") != NULL);
     CHECK(strstr(err, "zip CRC-32 mismatch in x.npy") != NULL);
+    read_unverified("unet3d", dir, json, 5);
     gen(root, "h5", "deepcam", 0, dir, path, sizeof dir);
     size_t n;
     uint8_t *b = io_test_slurp(path, &n);

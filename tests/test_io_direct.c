@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <stdio.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 

@@ -4,8 +4,14 @@
  * keys, bad values, warn and error keys, and `kbench io gen` end to end. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/dlio/config.h"
+#include "iostage/dlio/layout.h"
+#include "iostage/formats/format.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 static char dlio_err[KB_IO_ERRLEN], dlio_log[8192], folder[4096];
 

@@ -4,6 +4,12 @@
  * detection from the launchers' variables and DLIO's shard split. */
 #include "io_test_util.h"
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/rank.h"
+#include "iostage/stage.h"
+#include "iostage/record.h"
+
+#include <stdio.h>
 
 static char *dir;
 
@@ -17,6 +23,7 @@ typedef struct {
     int64_t lo, hi;         /* its shard as recorded; lo < 0: DLIO's */
     const char *bitmap;     /* the text as recorded; NULL: encoded */
     const char *omit;       /* a field left out, or NULL */
+    const char *schema;     /* NULL: KB_IO_SCHEMA */
     int64_t samples_off;    /* added to the "samples" it reports */
 } fake;
 
@@ -45,7 +52,8 @@ static void put(const char *name, fake f)
     char *text = kb_io_bitmap_encode(bits, 0, f.total);
     double sps = 100.0 * (double)(f.rank + 1);
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "record", "io_epoch");
+    cJSON_AddStringToObject(o, "type", "io_epoch");
+    cJSON_AddStringToObject(o, "schema", f.schema ? f.schema : KB_IO_SCHEMA);
     cJSON_AddStringToObject(o, "profile", f.profile ? f.profile : "bert");
     cJSON_AddNumberToObject(o, "epoch", (double)(f.epoch ? f.epoch : 1));
     cJSON_AddNumberToObject(o, "rank", (double)f.rank);
@@ -123,7 +131,7 @@ static void test_good_two_ranks(void)
         put("g0.jsonl", f0);
         put("g1.jsonl", f1);
     }
-    put_text("g0.jsonl", "{\"record\":\"io_checkpoint\",\"bytes\":3}");
+    put_text("g0.jsonl", "{\"type\":\"io_checkpoint\",\"bytes\":3}");
     char *json = path_of("g.merge.jsonl");
     int rc = io_test_cmd_out(out, sizeof out, "merge", "--json", json,
                              path_of("g0.jsonl"), path_of("g1.jsonl"), NULL);
@@ -135,8 +143,9 @@ static void test_good_two_ranks(void)
     CHECK(n == 2);
     for (int i = 0; i < n; i++) {
         cJSON *r = recs[i];
-        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(r, "record")),
-                  "io_merge");
+        CHECK(io_test_head_ok(r, "io_merge"));
+        CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+                  r, "command_line")), "kbench io merge --json") != NULL);
         CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "epoch")) == i + 1);
         CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "exactly_once")));
         CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "ranks")) == 2);
@@ -290,7 +299,7 @@ static void test_inconsistent(void)
 static void test_bad_input(void)
 {
     put("b0.jsonl", good(0, 2, 10));
-    put_text("b0.jsonl", "{\"record\": \"io_epoch\", ");
+    put_text("b0.jsonl", "{\"type\": \"io_epoch\", ");
     put("b1.jsonl", good(1, 2, 10));
     CHECK(merge2("b0.jsonl", "b1.jsonl") == 2);
     CHECK(strstr(err, "b0.jsonl:2: not JSON") != NULL);
@@ -321,9 +330,21 @@ static void test_bad_input(void)
     put_text("b6.jsonl", "[1, 2]");
     CHECK(merge2("b6.jsonl", NULL) == 2);
     CHECK(strstr(err, "b6.jsonl:1: not a JSON object") != NULL);
-    put_text("b7.jsonl", "{\"record\":\"io_checkpoint\"}");
+    put_text("b7.jsonl", "{\"type\":\"io_checkpoint\"}");
     CHECK(merge2("b7.jsonl", NULL) == 2);
     CHECK(strstr(err, "no io_epoch record") != NULL);
+    /* an io_epoch record as kbench wrote them before kbench.io/1 */
+    put_text("b8.jsonl", "{\"record\":\"io_epoch\",\"epoch\":1}");
+    CHECK(merge2("b8.jsonl", NULL) == 2);
+    CHECK(strstr(err, "b8.jsonl:1: an io_epoch record of an older kbench")
+          != NULL);
+    CHECK(strstr(err, "expected schema " KB_IO_SCHEMA) != NULL);
+    f = good(0, 2, 10);
+    f.schema = "kbench.io/0";
+    put("b9.jsonl", f);
+    CHECK(merge2("b9.jsonl", NULL) == 2);
+    CHECK(strstr(err, "b9.jsonl:1: io_epoch record of schema "
+                      "\"kbench.io/0\", expected " KB_IO_SCHEMA) != NULL);
     CHECK(merge2("absent.jsonl", NULL) == 2);
     CHECK(strstr(err, "absent.jsonl: cannot open") != NULL);
     CHECK(io_test_cmd(err, sizeof err, "merge", NULL) == 2);

@@ -6,8 +6,11 @@
  * dataset of which nothing, or a third, can be read. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/stage.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <time.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;
@@ -53,7 +56,7 @@ static int epochs_of(const char *path, cJSON **out, int want, int *other)
     if (other)
         *other = 0;
     for (int i = 0; i < n; i++) {
-        const cJSON *r = cJSON_GetObjectItem(recs[i], "record");
+        const cJSON *r = cJSON_GetObjectItem(recs[i], "type");
         if (cJSON_IsString(r) && strcmp(r->valuestring, "io_epoch") == 0 &&
             k < want) {
             out[k++] = recs[i];
@@ -154,6 +157,12 @@ static void test_figures(const char *dir, const char *root)
     for (int i = 0; i < 2 && r[i]; i++) {
         /* 150 samples, batch 16: the partial last batch is a step */
         CHECK(num(r[i], "steps") == 10 && num(r[i], "samples") == 150);
+        /* the head: type, schema, and the run's provenance, its threads
+         * the readers and its command line this one */
+        CHECK(io_test_head_ok(r[i], "io_epoch"));
+        CHECK(num(r[i], "threads") == num(r[i], "readers"));
+        CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(
+                  r[i], "command_line")), "kbench io run --profiles") != NULL);
         check_figures(r[i], 0.002, 100);
         CHECK(bitmap_count(r[i]) == 150);
         cJSON_Delete(r[i]);

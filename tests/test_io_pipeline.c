@@ -4,6 +4,15 @@
  * a bitmap and fails otherwise) and report it in JSON Lines. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/formats/gen.h"
+#include "iostage/pipeline.h"
+#include "iostage/profile.h"
+#include "iostage/readers/engine.h"
+#include "iostage/stage.h"
+
+#include <stdio.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 

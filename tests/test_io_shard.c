@@ -6,6 +6,13 @@
  * id belongs to another file. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "iostage/checksum.h"
+
+#include <stdio.h>
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 static char err[8192];

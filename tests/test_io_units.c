@@ -3,6 +3,19 @@
  * profile file, a JPEG header's dimensions, a bitmap's id range. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "iostage/bitmap.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/formats/body.h"
+#include "iostage/formats/format.h"
+#include "iostage/formats/tfrecord.h"
+#include "iostage/profile.h"
+#include "iostage/ring.h"
+#include "iostage/sample.h"
+#include "iostage/shuffle.h"
+#include "iostage/stage.h"
+#include "iostage/checksum.h"
+
+#include <stdio.h>
 
 static int count_cb(void *ctx, const kb_io_sample *s)
 {
@@ -37,7 +50,7 @@ static void test_tfrecord(void)
     size_t n = make_records(buf);
     int64_t got = 0;
     char err[KB_IO_ERRLEN];
-    CHECK(f->parse(buf, n, count_cb, &got, err, sizeof err) == 0);
+    CHECK(f->parse(buf, n, KB_IO_VERIFY_CRC, count_cb, &got, err, sizeof err) == 0);
     CHECK(got == 2);
     /* every byte of the second record, flipped, is caught */
     size_t second = n / 2;
@@ -46,12 +59,12 @@ static void test_tfrecord(void)
         memcpy(bad, buf, n);
         bad[i] ^= 0x10;
         got = 0;
-        int rc = f->parse(bad, n, count_cb, &got, err, sizeof err);
+        int rc = f->parse(bad, n, KB_IO_VERIFY_CRC, count_cb, &got, err, sizeof err);
         caught += rc == KB_IO_CORRUPT && strstr(err, "offset 50") != NULL;
     }
     CHECK(caught == (int)(n - second));
     got = 0;
-    CHECK(f->parse(buf, n - 3, count_cb, &got, err, sizeof err) ==
+    CHECK(f->parse(buf, n - 3, KB_IO_VERIFY_CRC, count_cb, &got, err, sizeof err) ==
           KB_IO_CORRUPT);
     CHECK(strstr(err, "truncated") != NULL);
 }
@@ -71,19 +84,19 @@ static void test_tfrecord_parts(void)
         size_t off = 0;
         int rc = 0;
         for (size_t ready = step; ready < n && !rc; ready += step)
-            rc = f->parse_part(buf, ready, &off, false, count_cb, &got, err,
+            rc = f->parse_part(buf, ready, &off, false, KB_IO_VERIFY_CRC, count_cb, &got, err,
                                sizeof err);
         CHECK(rc == 0 && got <= 2);
-        rc = f->parse_part(buf, n, &off, true, count_cb, &got, err,
+        rc = f->parse_part(buf, n, &off, true, KB_IO_VERIFY_CRC, count_cb, &got, err,
                            sizeof err);
         CHECK(rc == 0 && got == 2 && off == n);
     }
     int64_t got = 0;
     size_t off = 0;
-    CHECK(f->parse_part(buf, n - 3, &off, false, count_cb, &got, err,
+    CHECK(f->parse_part(buf, n - 3, &off, false, KB_IO_VERIFY_CRC, count_cb, &got, err,
                         sizeof err) == 0);
     CHECK(got == 1 && off == n / 2);
-    CHECK(f->parse_part(buf, n - 3, &off, true, count_cb, &got, err,
+    CHECK(f->parse_part(buf, n - 3, &off, true, KB_IO_VERIFY_CRC, count_cb, &got, err,
                         sizeof err) == KB_IO_CORRUPT);
     CHECK(strstr(err, "offset 50: truncated") != NULL);
 }

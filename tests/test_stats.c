@@ -1,7 +1,10 @@
-/* test_stats.c - kb_stats_compute, kb_median and kb_mad on samples worked out by hand. */
+/* test_stats.c - kb_stats_compute, kb_median, kb_quantile and kb_mad on
+ * samples worked out by hand. */
 #include "drivers/stats.h"
 
 #include "check.h"
+
+#include <math.h>
 
 static void odd_count(void)
 {
@@ -68,6 +71,24 @@ static void median_and_mad(void)
     CHECK(kb_median(&one, 1) == 5.0 && kb_mad(&one, 1) == 0.0);
 }
 
+/* kb_quantile, type 7 by hand: {10, 20, 30, 40} (given unsorted) has h =
+ * q x 3; q = 0.5: h = 1.5, 20 + 0.5 x 10 = 25 (the median); q = 0.99: h =
+ * 2.97, 30 + 0.97 x 10 = 39.7, where nearest rank would say 40; q = 0 and
+ * 1 are the min and max; outside [0, 1] is NaN. */
+static void quantile_type7(void)
+{
+    double v[] = {40.0, 10.0, 30.0, 20.0};
+    CHECK(kb_quantile(v, 4, 0.5) == 25.0);
+    CHECK(kb_quantile(v, 4, 0.5) == kb_median(v, 4));
+    CHECK_NEAR(kb_quantile(v, 4, 0.99), 39.7, 1e-12);
+    CHECK(kb_quantile(v, 4, 0.0) == 10.0 && kb_quantile(v, 4, 1.0) == 40.0);
+    CHECK_NEAR(kb_quantile(v, 4, 0.25), 17.5, 1e-12);   /* h = 0.75 */
+    CHECK(v[0] == 40.0 && v[1] == 10.0);                /* not reordered */
+    CHECK(isnan(kb_quantile(v, 4, 1.5)) && isnan(kb_quantile(v, 4, -0.1)));
+    double one = 7.0;
+    CHECK(kb_quantile(&one, 1, 0.99) == 7.0);
+}
+
 int main(void)
 {
     odd_count();
@@ -75,5 +96,6 @@ int main(void)
     single_sample();
     no_cancellation();
     median_and_mad();
+    quantile_type7();
     return CHECK_DONE();
 }

@@ -86,10 +86,15 @@ d = sys.argv[1]
 bad = []
 for rank in (0, 1):
     recs = [json.loads(l) for l in open(os.path.join(d, f"out.{rank}.jsonl"))]
-    epochs = [r for r in recs if r.get("record") == "io_epoch"]
+    epochs = [r for r in recs if r.get("type") == "io_epoch"]
     if len(epochs) != 2:
         bad.append(f"out.{rank}.jsonl: {len(epochs)} io_epoch records, expected 2")
     for r in epochs:
+        # every io record: its schema and the run's provenance (SCHEMA.md)
+        if r.get("schema") != "kbench.io/1" or not r.get("host") or not r.get("git_commit"):
+            bad.append(f"out.{rank}.jsonl epoch {r['epoch']}: schema {r.get('schema')!r}, "
+                       f"host {r.get('host')!r}, git_commit {r.get('git_commit')!r}, "
+                       f"expected kbench.io/1 with provenance")
         if (r["rank"], r["ranks"], r["rank_source"]) != (rank, 2, "slurm"):
             bad.append(f"out.{rank}.jsonl epoch {r['epoch']}: rank {r['rank']} of {r['ranks']} "
                        f"from {r['rank_source']!r}, expected {rank} of 2 from 'slurm'")
@@ -97,6 +102,9 @@ merged = [json.loads(l) for l in open(os.path.join(d, "merge.jsonl"))]
 if [m["epoch"] for m in merged] != [0, 1]:
     bad.append(f"merge.jsonl: epochs {[m['epoch'] for m in merged]}, expected [0, 1]")
 for m in merged:
+    if m.get("type") != "io_merge" or m.get("schema") != "kbench.io/1":
+        bad.append(f"merge.jsonl: type {m.get('type')!r} schema {m.get('schema')!r}, "
+                   "expected io_merge kbench.io/1")
     if not (m["exactly_once"] and m["ranks"] == 2 and m["ranks_present"] == 2
             and m["samples_total"] == 150
             and m["samples_delivered"] + m["samples_accounted"] == 150
@@ -130,7 +138,7 @@ import zlib
 with open(sys.argv[1]) as f, open(sys.argv[2], "w") as out:
     for line in f:
         r = json.loads(line)
-        if r.get("record") == "io_epoch":
+        if r.get("type") == "io_epoch":
             bits = bytearray(zlib.decompress(bytes.fromhex(r["delivered_bitmap"])))
             bits[0] |= 1
             r["delivered_bitmap"] = zlib.compress(bytes(bits), 9).hex()
@@ -162,7 +170,7 @@ seen = []
 for rank in range(4):
     for line in open(os.path.join(d, f"mpi.{rank}.jsonl")):
         r = json.loads(line)
-        if r.get("record") == "io_epoch":
+        if r.get("type") == "io_epoch":
             seen.append((r["rank"], r["ranks"], r["rank_source"]))
 merged = [json.loads(l) for l in open(os.path.join(d, "mpi-merge.jsonl"))]
 ok = (seen == [(k, 4, "openmpi") for k in range(4)] and len(merged) == 1

@@ -2,7 +2,8 @@
  * (kb_io_bitmap_decode), which reads other ranks' records in `kbench io
  * merge`: the first four bytes choose the id range, the rest is the text. */
 #include "fuzz_file.h"   /* first: it defines _GNU_SOURCE */
-#include "drivers/io/io_internal.h"
+#include "iostage/bitmap.h"
+#include "iostage/stage.h"
 
 #include <stdlib.h>
 #include <string.h>

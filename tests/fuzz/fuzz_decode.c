@@ -1,7 +1,10 @@
 /* fuzz_decode.c - libFuzzer target of one decoder (KB_FUZZ_DECODER) that
  * parses a sample's bytes: the input is the sample body, decoded to the
  * shape of the tiny profile KB_FUZZ_PROFILE. */
-#include "drivers/io/io_internal.h"
+#include "iostage/decode/decoder.h"
+#include "iostage/profile.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
 
 #include <stdlib.h>
 #include <string.h>

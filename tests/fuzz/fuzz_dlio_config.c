@@ -3,7 +3,9 @@
  * NUL byte is the YAML file; each NUL-separated piece after it is one
  * `key=value` override. */
 #include "fuzz_file.h"   /* first: it defines _GNU_SOURCE */
-#include "drivers/io/io_internal.h"
+#include "iostage/dlio/config.h"
+#include "iostage/profile.h"
+#include "iostage/stage.h"
 
 #include <string.h>
 

@@ -2,7 +2,10 @@
  * (KB_FUZZ_FORMAT names it): the input is a file image, parsed whole and,
  * where the format streams, again in two pieces as a reader delivers it.
  * Both walks must deliver the same samples with the same result. */
-#include "drivers/io/io_internal.h"
+#include "iostage/formats/format.h"
+#include "iostage/sample.h"
+#include "iostage/stage.h"
+#include "iostage/checksum.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&whole, 0, sizeof whole);
     whole.lo = data;
     whole.hi = data + size;
-    int rc = f->parse(data, size, on_sample, &whole, err, sizeof err);
+    int rc = f->parse(data, size, KB_IO_VERIFY_CRC, on_sample, &whole, err, sizeof err);
     check_result(rc, err);
     if (!f->parse_part)
         return 0;
@@ -94,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     parts.hi = first + cut;
     size_t off = 0;
     char perr[KB_IO_ERRLEN] = "";
-    int prc = f->parse_part(first, cut, &off, false, on_sample, &parts, perr,
+    int prc = f->parse_part(first, cut, &off, false, KB_IO_VERIFY_CRC, on_sample, &parts, perr,
                             sizeof perr);
     free(first);
     if (off > cut)
@@ -102,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (prc == 0) {
         parts.lo = data;
         parts.hi = data + size;
-        prc = f->parse_part(data, size, &off, true, on_sample, &parts, perr,
+        prc = f->parse_part(data, size, &off, true, KB_IO_VERIFY_CRC, on_sample, &parts, perr,
                             sizeof perr);
     }
     check_result(prc, perr);

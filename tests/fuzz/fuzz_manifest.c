@@ -1,7 +1,8 @@
 /* fuzz_manifest.c - libFuzzer target of the dataset manifest reader
  * (kb_io_manifest_read): the input is kbench-io.manifest, written into a
  * private temporary dataset folder (under $TMPDIR, else /tmp). */
-#include "drivers/io/io_internal.h"
+#include "iostage/formats/gen.h"
+#include "iostage/stage.h"
 
 #include <stdlib.h>
 #include <string.h>

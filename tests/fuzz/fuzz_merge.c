@@ -3,14 +3,14 @@
  * ranks' io_epoch records. */
 #include "fuzz_file.h"   /* first: it defines _GNU_SOURCE */
 #include "drivers/commands.h"
-#include "drivers/io/io_internal.h"
+#include "iostage/merge/merge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char verb[] = "merge", path[64];
     snprintf(path, sizeof path, "%s", fuzz_file(data, size));
     char *argv[] = {verb, path, NULL};
-    int rc = kb_io_merge_cmd(2, argv);
+    int rc = kb_io_merge_cmd(2, argv, NULL);
     if (rc != KB_EXIT_OK && rc != KB_EXIT_VALIDATION && rc != KB_EXIT_USAGE &&
         rc != KB_EXIT_RUNTIME)
         abort();
