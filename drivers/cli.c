@@ -16,6 +16,7 @@ static const kb_verb *const verbs[] = {
     &kb_verb_run,
     &kb_verb_list,
     &kb_verb_peaks,
+    &kb_verb_io,
     NULL,
 };
 
@@ -25,7 +26,7 @@ static const struct {
     int (*fn)(int argc, char **argv);
 } legacy[] = {
     {"report", kb_cmd_report},
-    {"io", kb_cmd_io},             {"baseline", kb_cmd_baseline},
+    {"baseline", kb_cmd_baseline},
     {"check", kb_cmd_check},       {"merge", kb_cmd_merge},
     {"compare", kb_cmd_compare},
 };

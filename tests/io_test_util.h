@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "drivers/common/options.h"
 #include "iostage/cli/io.h"
 #include "iostage/record.h"
 #include "iostage/stage.h"
@@ -44,7 +45,7 @@ static inline void io_test_rmtree(const char *dir)
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Run kb_cmd_io(argc, argv); what it writes to fd (1 or 2) goes to buf
+/* Run kb_verb_main(&kb_verb_io, NULL, argc, argv); what it writes to fd (1 or 2) goes to buf
  * when buf is given, and is copied to stderr for the test log. */
 static inline int io_test_run(int fd, char *buf, size_t len, int argc,
                               char **argv)
@@ -58,7 +59,7 @@ static inline int io_test_run(int fd, char *buf, size_t len, int argc,
         saved = dup(fd);
         dup2(fileno(cap), fd);
     }
-    int rc = kb_cmd_io(argc, argv);
+    int rc = kb_verb_main(&kb_verb_io, NULL, argc, argv);
     if (buf) {
         fflush(stdout);
         fflush(stderr);
@@ -73,7 +74,7 @@ static inline int io_test_run(int fd, char *buf, size_t len, int argc,
     return rc;
 }
 
-/* argv for kb_cmd_io: "io", then ap's arguments up to NULL; the count. */
+/* argv for kbench io: "io", then ap's arguments up to NULL; the count. */
 static inline int io_test_argv(char **argv, va_list ap)
 {
     int argc = 0;
@@ -84,7 +85,7 @@ static inline int io_test_argv(char **argv, va_list ap)
     return argc;
 }
 
-/* Run kb_cmd_io("io", args..., NULL); stderr goes to errbuf when given. */
+/* Run kb_verb_main(&kb_verb_io, NULL, "io", args..., NULL); stderr goes to errbuf when given. */
 static inline int io_test_cmd(char *errbuf, size_t errlen, ...)
 {
     char *argv[64];

@@ -9,6 +9,7 @@
  * positions and the files' bytes are tested in test_io_ckpt_schedule.c.) */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "drivers/common/options.h"
 #include "iostage/cli/io.h"
 
 #include <dirent.h>
@@ -173,7 +174,7 @@ static void test_loop_interrupt(const char *dir)
                         (char *)dir, "--json", json, "--every-steps", "1",
                         "--steps", "100000", "--compute", "sleep:0.005",
                         "--async", NULL};
-        _exit(kb_cmd_io(15, argv));
+        _exit(kb_verb_main(&kb_verb_io, NULL, 15, argv));
     }
     /* signal once a second checkpoint was started, not after a delay */
     struct timespec t = {0, 1000000L};

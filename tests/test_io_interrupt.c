@@ -3,6 +3,7 @@
  * manifest is absent, and (SIGINT, handled) no temporary file is left. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
+#include "drivers/common/options.h"
 #include "iostage/cli/io.h"
 #include "iostage/formats/format.h"
 #include "iostage/sample.h"
@@ -45,7 +46,7 @@ static int gen_and_signal(const char *dir, int sig)
         char *argv[] = {"io", "gen", "--profiles", (char *)profiles,
                         "--profile", "bulk", "--dir", (char *)dir,
                         "--threads", "2", NULL};
-        _exit(kb_cmd_io(10, argv));
+        _exit(kb_verb_main(&kb_verb_io, NULL, 10, argv));
     }
     struct timespec t = {0, 1000000L};   /* 1 ms */
     for (int i = 0; i < 20000 && entries(dir) == 0; i++)

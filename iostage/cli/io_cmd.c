@@ -13,11 +13,11 @@
 #include "iostage/readers/engine.h"
 #include "iostage/stage.h"
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 #include "drivers/provenance.h"
 #include "iostage/formats/format.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,83 +26,6 @@
 #include <unistd.h>
 
 static void on_signal(int sig) { kb_io_interrupted = sig; }
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "usage: kbench io gen --profile P --dir D [--scale F] [--seed S]\n"
-        "                     [--threads N]\n"
-        "       kbench io run --profile P --dir D [--epochs E] [--json FILE]\n"
-        "           [--engine pread|io_uring|mmap] [--direct] [--readers N]\n"
-        "           [--decode auto|none] [--prefetch B] [--batch N]\n"
-        "           [--compute sleep:SECONDS|backend:NAME] [--cold]\n"
-        "           [--skip-corrupt] [--chunk BYTES] [--depth N] [--seed S]\n"
-        "           [--quiet] [--verify crc|none]\n"
-        "    --compute backend:NAME runs the profile's model (its kbench\n"
-        "    catalog) on backend NAME, one forward pass a step at --batch;\n"
-        "    --direct reads with O_DIRECT; a refusal (at open, or at the\n"
-        "    read) is recorded and the run reads buffered from then on;\n"
-        "    --verify none checks framing but no checksum (CRC-32, CRC32C):\n"
-        "    a figure of the storage path alone (default crc)\n"
-        "       kbench io checkpoint (--bytes N | --profile P) --dir D\n"
-        "           [--engine E] [--fsync] [--direct] [--seed S] [--json FILE]\n"
-        "           [--every-steps N | --every-epochs N] [--steps N] [--epochs E]\n"
-        "           [--optimizer-bytes N] [--compute sleep:S] [--async]\n"
-        "           [--sharded]\n"
-        "    --direct: O_DIRECT both ways where the filesystem and engine\n"
-        "    allow it; a write that cannot be direct is fsync'd in its timed\n"
-        "    window, and the output names the mode and any refusal;\n"
-        "    with a schedule, emulates DLIO's training loop: steps of compute,\n"
-        "    a checkpoint every N steps or epochs (--async: overlapping the\n"
-        "    next steps; --sharded: each rank writes its share)\n"
-        "       kbench io merge [--json FILE] RANK.jsonl...\n"
-        "    proves exactly-once delivery across the ranks' records and sums\n"
-        "    their throughput\n"
-        "  DLIO: --dlio-config FILE.yaml [KEY=VALUE...] in place of --profile\n"
-        "  (gen, run, checkpoint; --dir defaults to dataset.data_folder,\n"
-        "  checkpoint's --dir and run's --checkpoint-dir to\n"
-        "  checkpoint.checkpoint_folder with workflow.checkpoint true);\n"
-        "  run --dlio-layout --dir D reads a dataset DLIO wrote (train/...)\n"
-        "  run: --rank R --ranks N (else Slurm, Open MPI or PMIx variables),\n"
-        "  --drop-last yes|no, --steps N (a step limit an epoch),\n"
-        "  --checkpoint-dir D (the schedule's checkpoints, with --async,\n"
-        "  --sharded, --every-steps, --every-epochs)\n"
-        "  every sub-verb: --profiles FILE (default $KBENCH_IO_PROFILES or\n"
-        "  %s)\n"
-        "exit codes: 0 ok, 1 verification failed (corrupt data, a sample\n"
-        "  delivered twice or never), 2 usage, 3 runtime, 128+N signal N\n",
-        kb_io_profiles_path() ? kb_io_profiles_path()
-                              : "<no kbench data directory>/io/profiles.conf");
-}
-
-/* Integer option value within [lo, hi].  0, or -1 after a message. */
-static int parse_i64(const char *opt, const char *v, int64_t lo, int64_t hi,
-                     int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 0);
-    if (errno || end == v || *end || x < lo || x > hi) {
-        fprintf(stderr, "kbench io: --%s '%s': expected an integer in "
-                "[%" PRId64 ", %" PRId64 "]\n", opt, v, lo, hi);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-static int parse_double(const char *opt, const char *v, double *out)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end || !(x >= 0) || x > 1e9) {
-        fprintf(stderr, "kbench io: --%s '%s': expected a number >= 0\n",
-                opt, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
 
 /* Exit code of a stage result. */
 static int exit_code(int rc)
@@ -136,165 +59,37 @@ typedef struct {
     int drop_last;                  /* --drop-last yes|no, -1 not given */
     bool fsync;
     bool seed_given;                /* --seed: else the profile's seed */
+    int64_t threads, depth, optimizer_bytes;   /* as parsed, then copied */
 } cmd_opts;
 
-enum { O_PROFILE = 256, O_PROFILES, O_DIR, O_SCALE, O_SEED, O_THREADS,
-       O_EPOCHS, O_JSON, O_ENGINE, O_DIRECT, O_READERS, O_DECODE, O_PREFETCH,
-       O_BATCH, O_COMPUTE, O_COLD, O_SKIP, O_CHUNK, O_DEPTH, O_QUIET,
-       O_BYTES, O_FSYNC, O_DLIO_CONFIG, O_DLIO_LAYOUT, O_RANK, O_RANKS,
-       O_DROP_LAST, O_STEPS, O_CKPT_DIR, O_ASYNC, O_SHARDED, O_EVERY_STEPS,
-       O_EVERY_EPOCHS, O_OPT_BYTES, O_VERIFY, O_HELP };
-
-static const struct option long_opts[] = {
-    {"profile", 1, 0, O_PROFILE}, {"profiles", 1, 0, O_PROFILES},
-    {"dir", 1, 0, O_DIR}, {"scale", 1, 0, O_SCALE}, {"seed", 1, 0, O_SEED},
-    {"threads", 1, 0, O_THREADS}, {"epochs", 1, 0, O_EPOCHS},
-    {"json", 1, 0, O_JSON}, {"engine", 1, 0, O_ENGINE},
-    {"direct", 0, 0, O_DIRECT}, {"readers", 1, 0, O_READERS},
-    {"decode", 1, 0, O_DECODE}, {"prefetch", 1, 0, O_PREFETCH},
-    {"batch", 1, 0, O_BATCH}, {"compute", 1, 0, O_COMPUTE},
-    {"cold", 0, 0, O_COLD}, {"skip-corrupt", 0, 0, O_SKIP},
-    {"chunk", 1, 0, O_CHUNK}, {"depth", 1, 0, O_DEPTH},
-    {"quiet", 0, 0, O_QUIET}, {"bytes", 1, 0, O_BYTES},
-    {"fsync", 0, 0, O_FSYNC}, {"dlio-config", 1, 0, O_DLIO_CONFIG},
-    {"dlio-layout", 0, 0, O_DLIO_LAYOUT}, {"rank", 1, 0, O_RANK},
-    {"ranks", 1, 0, O_RANKS}, {"drop-last", 1, 0, O_DROP_LAST},
-    {"steps", 1, 0, O_STEPS}, {"checkpoint-dir", 1, 0, O_CKPT_DIR},
-    {"async", 0, 0, O_ASYNC}, {"sharded", 0, 0, O_SHARDED},
-    {"every-steps", 1, 0, O_EVERY_STEPS},
-    {"every-epochs", 1, 0, O_EVERY_EPOCHS},
-    {"optimizer-bytes", 1, 0, O_OPT_BYTES}, {"verify", 1, 0, O_VERIFY},
-    {"help", 0, 0, O_HELP},
-    {0, 0, 0, 0}};
-
-/* One option into o.  0, -1 after a message, 1 for --help. */
-static int set_opt(cmd_opts *o, int c, const char *v)
+/* Defaults the table's do not say. */
+static void io_init(void *opts)
 {
-    int64_t x;
-    switch (c) {
-    case O_PROFILE: o->profile = v; return 0;
-    case O_PROFILES: o->profiles = v; return 0;
-    case O_DIR: o->dir = v; return 0;
-    case O_JSON: o->run.json = v; return 0;
-    case O_ENGINE: o->engine = v; return 0;
-    case O_DECODE: o->decode = v; return 0;
-    case O_VERIFY:
-        if (strcmp(v, "crc") && strcmp(v, "none")) {
-            fprintf(stderr, "kbench io: --verify '%s': expected crc or "
-                    "none\n", v);
-            return -1;
-        }
-        o->run.verify = strcmp(v, "none") ? KB_IO_VERIFY_CRC
-                                          : KB_IO_VERIFY_NONE;
-        return 0;
-    case O_COMPUTE: o->compute = v; return 0;
-    case O_DIRECT: o->run.direct = true; return 0;
-    case O_COLD: o->run.cold = true; return 0;
-    case O_SKIP: o->run.skip_corrupt = true; return 0;
-    case O_QUIET: o->run.quiet = true; return 0;
-    case O_FSYNC: o->fsync = true; return 0;
-    case O_DLIO_CONFIG: o->dlio_config = v; return 0;
-    case O_DLIO_LAYOUT: o->dlio_layout = true; return 0;
-    case O_CKPT_DIR: o->ckpt_dir = v; return 0;
-    case O_ASYNC: o->ckpt.async = true; return 0;
-    case O_SHARDED: o->ckpt.sharded = true; return 0;
-    case O_HELP: return 1;
-    case O_RANK: return parse_i64("rank", v, 0, 1 << 20, &o->rank);
-    case O_RANKS: return parse_i64("ranks", v, 1, 1 << 20, &o->ranks);
-    case O_STEPS: return parse_i64("steps", v, 1, INT64_MAX, &o->steps);
-    case O_EVERY_STEPS:
-        return parse_i64("every-steps", v, 1, INT64_MAX,
-                         &o->ckpt.plan.every_steps);
-    case O_EVERY_EPOCHS:
-        return parse_i64("every-epochs", v, 1, INT64_MAX,
-                         &o->ckpt.plan.every_epochs);
-    case O_OPT_BYTES:
-        if (parse_i64("optimizer-bytes", v, 0, (int64_t)1 << 40, &x))
-            return -1;
-        o->ckpt.plan.optimizer_bytes = (uint64_t)x;
-        return 0;
-    case O_DROP_LAST:
-        if (strcmp(v, "yes") && strcmp(v, "no")) {
-            fprintf(stderr, "kbench io: --drop-last '%s': expected yes or "
-                    "no\n", v);
-            return -1;
-        }
-        o->drop_last = strcmp(v, "yes") == 0;
-        return 0;
-    case O_SCALE: return parse_double("scale", v, &o->gen.scale);
-    case O_SEED:
-        if (parse_i64("seed", v, 0, INT64_MAX, &x))
-            return -1;
-        o->gen.seed = o->run.seed = (uint64_t)x;
-        o->seed_given = true;
-        return 0;
-    case O_THREADS:
-        if (parse_i64("threads", v, 1, 1024, &x))
-            return -1;
-        o->gen.threads = (int)x;
-        return 0;
-    case O_EPOCHS: return parse_i64("epochs", v, 1, 1000000, &o->run.epochs);
-    case O_READERS: return parse_i64("readers", v, 1, 1024, &o->run.readers);
-    case O_PREFETCH: return parse_i64("prefetch", v, 1, 1024, &o->run.prefetch);
-    case O_BATCH: return parse_i64("batch", v, 1, 1 << 24, &o->run.batch);
-    case O_DEPTH:
-        if (parse_i64("depth", v, 1, 4096, &x))
-            return -1;
-        o->run.depth = (unsigned)x;
-        return 0;
-    case O_CHUNK:
-        /* O_DIRECT needs whole aligned blocks */
-        if (parse_i64("chunk", v, KB_IO_ALIGN, 1 << 30, &x))
-            return -1;
-        if (x % KB_IO_ALIGN) {
-            fprintf(stderr, "kbench io: --chunk %s: expected a multiple of "
-                    "%d\n", v, KB_IO_ALIGN);
-            return -1;
-        }
-        o->run.chunk = (size_t)x;
-        return 0;
-    case O_BYTES: return parse_i64("bytes", v, 1, (int64_t)1 << 40, &o->bytes);
-    default: return -1;
-    }
-}
-
-/* Parse argv (argv[0] the sub-verb).  0, KB_IO_USAGE, or 1 for --help. */
-static int parse_opts(int argc, char **argv, cmd_opts *o)
-{
-    memset(o, 0, sizeof *o);
+    cmd_opts *o = opts;
     o->gen.scale = 1;
     o->gen.seed = o->run.seed = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o->gen.threads = ncpu > 0 ? (int)ncpu : 1;
+    o->threads = ncpu > 0 ? ncpu : 1;
     /* run.prefetch 0: the profile's, else 2 (finish_run_opts) */
-    o->run.chunk = 1 << 20;
-    o->run.depth = 8;
-    o->engine = "pread";
-    o->decode = "auto";
     o->rank = -1;
     o->drop_last = -1;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
-        if (c == '?') {
-            fprintf(stderr, "kbench io %s: unknown option or missing value "
-                    "'%s'\n", argv[0], argv[optind - 1]);
-            return KB_IO_USAGE;
-        }
-        int rc = set_opt(o, c, optarg);
-        if (rc)
-            return rc > 0 ? 1 : KB_IO_USAGE;
-    }
-    /* what is left are a DLIO config's key=value overrides, as DLIO takes
-     * them after its workload= */
-    o->overrides = argv + optind;
-    o->noverrides = argc - optind;
+}
+
+/* The checks across options, and the positional arguments, which are a
+ * DLIO config's key=value overrides.  0 or KB_IO_USAGE (printed). */
+static int check_opts(const char *verb, cmd_opts *o, int argc, char **argv)
+{
+    o->gen.threads = (int)o->threads;
+    o->run.depth = (unsigned)o->depth;
+    o->ckpt.plan.optimizer_bytes = (uint64_t)o->optimizer_bytes;
+    o->overrides = argv;
+    o->noverrides = argc;
+    /* DLIO takes its key=value overrides after its workload= */
     for (int i = 0; i < o->noverrides; i++)
         if (!(o->dlio_config || o->dlio_layout) ||
             !strchr(o->overrides[i], '=')) {
             fprintf(stderr, "kbench io %s: unexpected argument '%s'%s\n",
-                    argv[0], o->overrides[i],
+                    verb, o->overrides[i],
                     strchr(o->overrides[i], '=')
                         ? " (key=value overrides need --dlio-config or "
                           "--dlio-layout)"
@@ -303,11 +98,11 @@ static int parse_opts(int argc, char **argv, cmd_opts *o)
         }
     if (o->profile && (o->dlio_config || o->dlio_layout)) {
         fprintf(stderr, "kbench io %s: --profile and --dlio-config/"
-                "--dlio-layout are exclusive\n", argv[0]);
+                "--dlio-layout are exclusive\n", verb);
         return KB_IO_USAGE;
     }
     if (!o->dir && !o->dlio_config) {
-        fprintf(stderr, "kbench io %s: --dir is required\n", argv[0]);
+        fprintf(stderr, "kbench io %s: --dir is required\n", verb);
         return KB_IO_USAGE;
     }
     return 0;
@@ -406,8 +201,8 @@ static int finish_run_opts(cmd_opts *o, const kb_io_profile *p, char *err,
     if (!o->compute)
         return 0;
     if (strncmp(o->compute, "sleep:", 6) == 0)
-        return parse_double("compute", o->compute + 6, &r->compute_sleep)
-                   ? KB_IO_USAGE : 0;
+        return kb_parse_double("io run", "--compute sleep:", o->compute + 6, 0,
+                               1e9, &r->compute_sleep) ? KB_IO_USAGE : 0;
     if (strncmp(o->compute, "backend:", 8) == 0 && o->compute[8]) {
         r->compute_backend = o->compute + 8;   /* checked when opened */
         r->compute_sleep = -1;
@@ -480,7 +275,8 @@ static int finish_ckpt_opts(cmd_opts *o, const kb_io_profile *p, bool verb,
     c->compute_sleep = p->compute_seconds;
     if (verb && o->compute) {
         if (strncmp(o->compute, "sleep:", 6) ||
-            parse_double("compute", o->compute + 6, &c->compute_sleep)) {
+            kb_parse_double("io checkpoint", "--compute sleep:", o->compute + 6,
+                            0, 1e9, &c->compute_sleep)) {
             snprintf(err, len, "--compute %s: checkpoint takes only "
                      "sleep:SECONDS", o->compute);
             return KB_IO_USAGE;
@@ -528,34 +324,16 @@ static int dispatch(const char *verb, cmd_opts *o, char *err, size_t len)
     return rc ? rc : kb_io_checkpoint(&o->ckpt, err, len);
 }
 
-int kb_cmd_io(int argc, char **argv)
+/* gen, run and checkpoint, once the parser has filled o. */
+static int io_main(const char *verb, cmd_opts *o, int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
-        strcmp(argv[1], "-h") == 0) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? KB_EXIT_USAGE : KB_EXIT_OK;
-    }
-    const char *verb = argv[1];
-    if (strcmp(verb, "merge") == 0) {
-        kb_provenance prov;
-        kb_provenance_collect(&prov, argc, argv, 1, 0);
-        return kb_io_merge_cmd(argc - 1, argv + 1, &prov);
-    }
-    if (strcmp(verb, "gen") && strcmp(verb, "run") &&
-        strcmp(verb, "checkpoint")) {
-        fprintf(stderr, "kbench io: unknown sub-verb '%s' (expected gen, run, "
-                "checkpoint or merge)\n", verb);
-        return KB_EXIT_USAGE;
-    }
-    cmd_opts o;
-    int rc = parse_opts(argc - 1, argv + 1, &o);
-    if (rc == 1) {
-        usage(stdout);
-        return KB_EXIT_OK;
-    }
+    int rc = check_opts(verb, o, argc, argv);
     if (rc)
         return KB_EXIT_USAGE;
-    kb_provenance_collect(&o.prov, argc, argv, 1, 0);
+    int cmd_argc;
+    char **cmd_argv;
+    kb_verb_command_line(&cmd_argc, &cmd_argv);
+    kb_provenance_collect(&o->prov, cmd_argc, cmd_argv, 1, 0);
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -563,10 +341,178 @@ int kb_cmd_io(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     char err[KB_IO_ERRLEN] = "";
-    rc = dispatch(verb, &o, err, sizeof err);
+    rc = dispatch(verb, o, err, sizeof err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc)
         fprintf(stderr, "kbench io %s: %s\n", verb, err);
     return exit_code(rc);
 }
+
+/* --seed: the generator's and the reader's, else the profile's. */
+static int opt_seed(void *opts, const char *v, const char *verb, const kb_option *op)
+{
+    cmd_opts *o = opts;
+    int64_t x;
+    char what[32];
+    snprintf(what, sizeof what, "--%s", op->name);
+    if (kb_parse_int(verb, what, v, 0, INT64_MAX, &x))
+        return -1;
+    o->gen.seed = o->run.seed = (uint64_t)x;
+    o->seed_given = true;
+    return 0;
+}
+
+/* --chunk: O_DIRECT needs whole aligned blocks. */
+static int opt_chunk(void *opts, const char *v, const char *verb, const kb_option *op)
+{
+    int64_t x;
+    char what[32];
+    snprintf(what, sizeof what, "--%s", op->name);
+    if (kb_parse_int(verb, what, v, KB_IO_ALIGN, 1 << 30, &x))
+        return -1;
+    if (x % KB_IO_ALIGN) {
+        fprintf(stderr, "kbench %s: --%s %s: expected a multiple of %d\n", verb,
+                op->name, v, KB_IO_ALIGN);
+        return -1;
+    }
+    ((cmd_opts *)opts)->run.chunk = (size_t)x;
+    return 0;
+}
+
+#define O(F) offsetof(cmd_opts, F)
+#define INT(NAME, MV, F, LO, HI, HELP)                                      \
+    {.name = NAME, .type = KB_OPT_INT, .metavar = MV, .offset = O(F),       \
+     .min = LO, .max = HI, .help = HELP}
+#define STR(NAME, MV, F, HELP)                                              \
+    {.name = NAME, .type = KB_OPT_STRING, .metavar = MV, .offset = O(F),    \
+     .help = HELP}
+#define FLAG(NAME, F, HELP)                                                 \
+    {.name = NAME, .type = KB_OPT_FLAG, .offset = O(F), .help = HELP}
+static const char *const no_yes[] = {"no", "yes", NULL};
+static const char *const crc_none[] = {"crc", "none", NULL};   /* kb_io_verify */
+
+/* One table for gen, run and checkpoint, as each takes a profile and
+ * most of the loop's options. */
+static const kb_option io_options[] = {
+    STR("profile", "P", profile, "a profile of the profiles file"),
+    STR("profiles", "FILE", profiles,
+        "the profiles file (default $KBENCH_IO_PROFILES, else\n"
+        "the data directory's io/profiles.conf)"),
+    STR("dlio-config", "FILE.yaml", dlio_config,
+        "a DLIO workload YAML in place of --profile;\n"
+        "KEY=VALUE arguments override its keys"),
+    FLAG("dlio-layout", dlio_layout, "run: read a dataset DLIO wrote (train/...)"),
+    STR("dir", "D", dir,
+        "the dataset (default: dataset.data_folder of --dlio-config)"),
+    {.name = "scale", .type = KB_OPT_DOUBLE, .metavar = "F", .offset = O(gen.scale),
+     .min = 0, .max = 1e9, .help = "gen: the profile's size times F (default 1)"},
+    {.name = "seed", .type = KB_OPT_CUSTOM, .parse = opt_seed, .metavar = "S",
+     .help = "data and shuffle seed (default: the profile's)"},
+    {KB_OPTION_THREADS(cmd_opts, threads)},
+    INT("epochs", "E", run.epochs, 1, 1000000, "run: epochs"),
+    {KB_OPTION_JSON(cmd_opts, run.json, "one record an epoch or checkpoint")},
+    {.name = "engine", .type = KB_OPT_STRING, .metavar = "E", .def = "pread",
+     .offset = O(engine), .help = "pread, io_uring or mmap"},
+    FLAG("direct", run.direct,
+         "O_DIRECT; a refusal is recorded and the run goes on\nbuffered"),
+    INT("readers", "N", run.readers, 1, 1024, "run: reader threads"),
+    {.name = "decode", .type = KB_OPT_STRING, .metavar = "auto|none", .def = "auto",
+     .offset = O(decode), .help = "run: decode the samples"},
+    {.name = "verify", .type = KB_OPT_CHOICE, .choices = crc_none, .def = "crc",
+     .offset = O(run.verify),
+     .help = "run: check every record's CRC, or only framing,\nlengths and sample ids"},
+    INT("prefetch", "B", run.prefetch, 1, 1024, "run: batches read ahead"),
+    INT("batch", "N", run.batch, 1, 1 << 24, "run: samples a batch"),
+    STR("compute", "C", compute,
+        "sleep:SECONDS a step, or backend:NAME (the profile's\n"
+        "model on that kbench backend)"),
+    FLAG("cold", run.cold, "run: drop the page cache first"),
+    FLAG("skip-corrupt", run.skip_corrupt, "run: count a corrupt sample, go on"),
+    {.name = "chunk", .type = KB_OPT_CUSTOM, .parse = opt_chunk, .metavar = "BYTES",
+     .def = "1048576", .help = "read size"},
+    {.name = "depth", .type = KB_OPT_INT, .metavar = "N", .def = "8",
+     .offset = O(depth), .min = 1, .max = 4096, .help = "io_uring queue depth"},
+    {KB_OPTION_QUIET(cmd_opts, run.quiet)},
+    INT("rank", "R", rank, 0, 1 << 20, "run: this rank (else Slurm, Open MPI or PMIx)"),
+    INT("ranks", "N", ranks, 1, 1 << 20, "run: the number of ranks"),
+    {.name = "drop-last", .type = KB_OPT_CHOICE, .choices = no_yes,
+     .offset = O(drop_last), .help = "run: DLIO's drop_last"},
+    INT("steps", "N", steps, 1, INT64_MAX, "a step limit an epoch"),
+    INT("bytes", "N", bytes, 1, (double)((int64_t)1 << 40),
+        "checkpoint: bytes, in place of --profile"),
+    FLAG("fsync", fsync, "checkpoint: fsync each file"),
+    STR("checkpoint-dir", "D", ckpt_dir, "run: the schedule's checkpoints"),
+    FLAG("async", ckpt.async, "checkpoint overlapping the next steps"),
+    FLAG("sharded", ckpt.sharded, "each rank writes its share"),
+    INT("every-steps", "N", ckpt.plan.every_steps, 1, INT64_MAX,
+        "a checkpoint every N steps"),
+    INT("every-epochs", "N", ckpt.plan.every_epochs, 1, INT64_MAX,
+        "a checkpoint every N epochs"),
+    INT("optimizer-bytes", "N", optimizer_bytes, 0, (double)((int64_t)1 << 40),
+        "checkpoint: optimizer state bytes"),
+    {0},
+};
+
+static int io_gen(void *o, int argc, char **argv) { return io_main("gen", o, argc, argv); }
+static int io_run(void *o, int argc, char **argv) { return io_main("run", o, argc, argv); }
+static int io_ckpt(void *o, int argc, char **argv) { return io_main("checkpoint", o, argc, argv); }
+
+#define IO_SUBVERB(NAME, FN, SYNOPSIS, SUMMARY)                             \
+    {.name = NAME, .synopsis = SYNOPSIS, .summary = SUMMARY, .max_args = -1, \
+     .opts_size = sizeof(cmd_opts), .init = io_init,                        \
+     .tables = (const kb_option *const[]){io_options, NULL}, .run = FN,     \
+     .exit_codes = IO_EXIT_CODES}
+#define IO_EXIT_CODES                                                       \
+    "  0    ok\n  1    verification failed (corrupt data, a sample\n"      \
+    "       delivered twice or never)\n  2    usage or input error\n"      \
+    "  3    runtime error\n  128+N  interrupted by signal N\n"
+
+static const kb_verb io_gen_verb = IO_SUBVERB("gen", io_gen,
+    "(--profile P | --dlio-config FILE [KEY=VALUE...]) --dir D [--scale F]\n"
+    " [--seed S] [--threads N]",
+    "write a synthetic dataset of the profile's format");
+static const kb_verb io_run_verb = IO_SUBVERB("run", io_run,
+    "(--profile P | --dlio-config FILE [KEY=VALUE...]) --dir D [--epochs E]\n"
+    " [--json FILE] [--engine E] [--direct] [--readers N] [--decode D]\n"
+    " [--verify crc|none] [--compute C] [--cold] [--rank R --ranks N] ...",
+    "read it as the workload's input pipeline does, every sample checked");
+static const kb_verb io_ckpt_verb = IO_SUBVERB("checkpoint", io_ckpt,
+    "(--bytes N | --profile P) --dir D [--engine E] [--fsync] [--direct]\n"
+    " [--every-steps N | --every-epochs N] [--async] [--sharded] ...",
+    "write and read back checkpoints, alone or in DLIO's training loop");
+
+typedef struct {
+    const char *json;
+} merge_opts;
+
+static const kb_option merge_options[] = {
+    {KB_OPTION_JSON(merge_opts, json, "one io_merge record an epoch")},
+    {0},
+};
+
+static int io_merge(void *opts, int argc, char **argv)
+{
+    int cmd_argc;
+    char **cmd_argv;
+    kb_provenance prov;
+    kb_verb_command_line(&cmd_argc, &cmd_argv);
+    kb_provenance_collect(&prov, cmd_argc, cmd_argv, 1, 0);
+    return kb_io_merge_files(argv, argc, ((merge_opts *)opts)->json, &prov);
+}
+
+static const kb_verb io_merge_verb = {
+    .name = "merge", .synopsis = "[--json FILE] RANK.jsonl...",
+    .summary = "the ranks' io_epoch records as one: every sample of every\n"
+               "epoch delivered by exactly one rank, throughput summed",
+    .min_args = 1, .max_args = -1, .opts_size = sizeof(merge_opts),
+    .tables = (const kb_option *const[]){merge_options, NULL},
+    .run = io_merge, .exit_codes = IO_EXIT_CODES,
+};
+
+const kb_verb kb_verb_io = {
+    .name = "io", .synopsis = "gen|run|checkpoint|merge ...",
+    .summary = "training-data input pipeline: gen, run, checkpoint, merge",
+    .subverbs = (const kb_verb *const[]){&io_gen_verb, &io_run_verb,
+                                          &io_ckpt_verb, &io_merge_verb, NULL},
+};

@@ -13,7 +13,6 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -86,23 +85,6 @@ typedef struct {
     double fig[NFIG], fig_min[NFIG], fig_max[NFIG];
     int64_t problems;
 } group;
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "usage: kbench io merge [--json OUT] RANK.jsonl...\n"
-        "  the io_epoch records of every rank of one `kbench io run`\n"
-        "  (one file or more a rank): for each profile and epoch, every\n"
-        "  rank 0..N-1 once, each on DLIO's shard, and every sample of\n"
-        "  the global id space delivered by exactly one rank, or accounted\n"
-        "  for by its rank (drop_last, step limit, skipped files); prints\n"
-        "  a table and, with --json, one io_merge record an epoch with the\n"
-        "  ranks' throughput summed and AU averaged, as DLIO does\n"
-        "exit codes: 0 exactly once everywhere, 1 a sample delivered twice\n"
-        "  or never, a rank missing or twice, a wrong shard; 2 usage or bad\n"
-        "  input (file, line and field named); 3 out of memory or OUT not\n"
-        "  written\n");
-}
 
 /* ---- reading ---- */
 
@@ -720,33 +702,11 @@ static int merge(char **files, int nfiles, const char *json,
     return rc;
 }
 
-int kb_io_merge_cmd(int argc, char **argv, const kb_provenance *prov)
+int kb_io_merge_files(char **files, int n, const char *json,
+                      const kb_provenance *prov)
 {
-    static const struct option opts[] = {
-        {"json", 1, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    const char *json = NULL;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return KB_EXIT_OK;
-        }
-        if (c != 'j') {
-            fprintf(stderr, "kbench io merge: unknown option or missing value "
-                    "'%s'\n", argv[optind - 1]);
-            return KB_EXIT_USAGE;
-        }
-        json = optarg;
-    }
-    if (optind == argc) {
-        usage(stderr);
-        return KB_EXIT_USAGE;
-    }
     char err[KB_IO_ERRLEN] = "";
-    int rc = merge(argv + optind, argc - optind, json, prov, err,
-                   sizeof err);
+    int rc = merge(files, n, json, prov, err, sizeof err);
     if (rc)
         fprintf(stderr, "kbench io merge: %s\n", err);
     switch (rc) {

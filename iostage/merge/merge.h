@@ -8,9 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* `kbench io merge FILE...`: argv[0] == "merge"; prov goes into the
- * io_merge records (NULL: see iostage/record.h).  Returns an exit code
- * (drivers/commands.h). */
-int kb_io_merge_cmd(int argc, char **argv, const kb_provenance *prov);
+/* `kbench io merge`: the n rank files, the io_merge records to json
+ * (NULL: none); prov goes into them (NULL: see iostage/record.h).
+ * Returns an exit code (drivers/commands.h), after a message. */
+int kb_io_merge_files(char **files, int n, const char *json,
+                      const kb_provenance *prov);
 
 #endif
