@@ -1,6 +1,7 @@
 /* svg.c - a tiny SVG writer for the roofline chart (svg.h). */
 #include "drivers/roofline/svg.h"
 
+#include "drivers/common/escape.h"
 #include "drivers/roofline/placement.h"
 
 #include <math.h>
@@ -23,31 +24,6 @@ typedef struct {
     double lx0, lx1, ly0, ly1;   /* log10 of the axis ranges */
     bool used[NPRECISIONS + 1];  /* precisions drawn; the last: unknown */
 } frame;
-
-void kb_xml_escape(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-void kb_md_escape(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else
-            fputc(*s == '\n' ? ' ' : *s, f);
-}
 
 static double px(const frame *fr, double x)
 {

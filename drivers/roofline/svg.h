@@ -40,13 +40,4 @@ typedef struct {
 int kb_svg_write(FILE *f, const kb_svg_chart *chart, const kb_svg_point *pts,
                  int n);
 
-/* Write s to f with &, <, >, " and ' escaped for XML/HTML. */
-void kb_xml_escape(FILE *f, const char *s);
-
-/* Write s to f as text for a Markdown table cell or paragraph: | and <
- * escaped (a layer or host name must not turn into a table column or an
- * HTML tag), newlines turned into spaces.  Shared by the report, compare
- * and merge. */
-void kb_md_escape(FILE *f, const char *s);
-
 #endif

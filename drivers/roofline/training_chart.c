@@ -2,7 +2,7 @@
  * stacked bars in SVG (training_chart.h). */
 #include "drivers/roofline/training_chart.h"
 
-#include "drivers/roofline/svg.h"
+#include "drivers/common/escape.h"
 
 #include <math.h>
 #include <string.h>
