@@ -5,7 +5,8 @@
 #ifndef KB_PEAKS_H
 #define KB_PEAKS_H
 
-#include "drivers/peaks/ceilings.h"
+#include "drivers/ceilings/ceilings.h"
+#include "drivers/peaks/cpu_id.h"
 
 #include <stdbool.h>
 #include <stddef.h>
