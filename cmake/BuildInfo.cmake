@@ -12,6 +12,8 @@ add_custom_target(kb_git_commit
   COMMENT "Recording the git commit")
 add_library(kb_buildinfo STATIC ${_git_commit_c})
 add_dependencies(kb_buildinfo kb_git_commit)
+# buildinfo.h, for every library that records provenance
+target_include_directories(kb_buildinfo PUBLIC ${CMAKE_BINARY_DIR}/generated)
 
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _bt)
 set(KB_BUILD_FLAGS "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bt}}")

@@ -3,6 +3,7 @@
  * date, seed, command line. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_SET */
 #include "drivers/provenance.h"
+#include "drivers/common/clock.h"
 #include "drivers/peaks/peaks.h"
 #include "drivers/peaks/cpu_id.h"
 

@@ -1,7 +1,7 @@
 # tests/roofline.cmake: `kbench peaks` (ceilings, plateaus, the ceilings
 # file) and the roofline placement and report.
 kb_add_test(test_plateaus kb_peaks)
-kb_add_test(test_ceilings_io kb_peaks)
+kb_add_test(test_ceilings_io kb_ceilings)
 kb_add_test(test_peaks_cmd kb_peaks)
 add_dependencies(test_peaks_cmd kb_data_peaks)   # microarch.conf
 kb_add_test(test_placement kb_roofline)

@@ -3,7 +3,7 @@
  * identity), schema 1 files
  * still load, and bad or missing files give an error naming the file and
  * the problem. */
-#include "drivers/peaks/ceilings.h"
+#include "drivers/ceilings/ceilings.h"
 #include "tests/check.h"
 
 #include <stdlib.h>

@@ -62,10 +62,10 @@ int main(void)
     char name[32];
     for (int i = 0; i < NODES; i++) {
         snprintf(name, sizeof name, "r%d.jsonl", i);
-        char *run_argv[] = {"run", "--quiet", "--backend", "omp", "--reps", "3",
+        char *run_argv[] = {"kbench", "run", "--quiet", "--backend", "omp", "--reps", "3",
                             "--min-time", "0", "--desc", "mb1ic4ih8oc8kh3ph1",
                             "--desc", "m8n12k16", "--json", at(name)};
-        CHECK(kb_verb_main(&kb_verb_run, NULL, 14, run_argv) == KB_EXIT_OK);
+        CHECK(kb_main(15, run_argv) == KB_EXIT_OK);
         merge_argv[1 + i] = strdup(at(name));
     }
     char *opts[] = {"--out", at("table.md"), "--svg", at("nodes.svg"), "--json",

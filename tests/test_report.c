@@ -4,7 +4,7 @@
  * under their own device's ceilings (a GPU without ceilings: not placed,
  * with the reason), and bad inputs give exit code 2. */
 #include "drivers/commands.h"
-#include "drivers/peaks/ceilings.h"
+#include "drivers/ceilings/ceilings.h"
 #include "drivers/roofline/report.h"
 #include "tests/check.h"
 

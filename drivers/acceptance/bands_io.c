@@ -5,7 +5,8 @@
 #define _GNU_SOURCE   /* getline, open_memstream, strdup */
 #include "drivers/acceptance/bands.h"
 
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/common/atomic_file.h"
+#include "drivers/results/results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -203,7 +204,7 @@ static int read_band(const reader *r, const cJSON *o, bool left, kb_band *b)
     kb_result_case id = {.desc = b->desc, .kernel = b->kernel,
                          .backend = b->backend, .dtype = b->dtype,
                          .layout = b->layout, .dir = b->dir};
-    if (!(b->key = kb_case_key_dup(&id)))
+    if (!(b->key = kb_result_case_key_dup(&id)))
         return fail(r, "out of memory");
     if (left) {
         b->why = dup_string(r, o, "why", true, &rc);

@@ -4,7 +4,7 @@
 #define _GNU_SOURCE   /* strdup, asprintf */
 #include "drivers/acceptance/bands.h"
 
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/results/results.h"
 #include "drivers/stats.h"
 
 #include <math.h>
@@ -197,7 +197,7 @@ int kb_bands_make(const kb_result_file *files, size_t nfiles,
     int rc = refs && groups ? 0 : -1;
     for (size_t f = 0, k = 0; rc == 0 && f < nfiles; f++)
         for (size_t i = 0; rc == 0 && i < files[f].ncases; i++, k++) {
-            refs[k] = (ref){kb_case_key_dup(&files[f].cases[i]), f, k,
+            refs[k] = (ref){kb_result_case_key_dup(&files[f].cases[i]), f, k,
                             &files[f].cases[i]};
             rc = refs[k].key ? 0 : -1;
         }

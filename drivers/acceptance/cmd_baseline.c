@@ -1,10 +1,10 @@
 /* cmd_baseline.c - the `kbench baseline` verb: reference bands from one
  * node's results or many, written as a bands file that records how it was
  * made and from which runs (results/SCHEMA.md, "Bands file"). */
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/results/results.h"
 #include "drivers/acceptance/bands.h"
 #include "drivers/commands.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/common/clock.h"
 
 #include "buildinfo.h"
 
@@ -181,7 +181,7 @@ int kb_cmd_baseline(int argc, char **argv)
         rc = p > 0 ? KB_EXIT_OK : KB_EXIT_USAGE;
         goto out;
     }
-    if (kb_acceptance_load("baseline", o.paths, o.npaths, files) != 0)
+    if (kb_result_files_load("baseline", o.paths, o.npaths, files) != 0)
         goto out;   /* files freed */
     if (kb_bands_make(files, (size_t)o.npaths, &o.rule, &set, err, sizeof err)) {
         fprintf(stderr, "kbench baseline: %s\n", err);
@@ -213,7 +213,7 @@ int kb_cmd_baseline(int argc, char **argv)
         rc = KB_EXIT_OK;
     }
 loaded:
-    kb_acceptance_free(files, o.npaths);
+    kb_result_files_free(files, o.npaths);
 out:
     kb_band_set_free(&set);
     free(files);

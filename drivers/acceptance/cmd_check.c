@@ -2,7 +2,7 @@
  * per node) judged against the bands of `kbench baseline`, PASS or FAIL
  * per case and per node with the reason, as a table on stdout and as
  * JUnit XML. */
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/results/results.h"
 #include "drivers/acceptance/bands.h"
 #include "drivers/acceptance/junit.h"
 #include "drivers/acceptance/verdict.h"
@@ -170,7 +170,7 @@ int kb_cmd_check(int argc, char **argv)
         fprintf(stderr, "kbench check: %s\n", err);
         goto out;
     }
-    if (kb_acceptance_load("check", o.paths, o.npaths, files) != 0)
+    if (kb_result_files_load("check", o.paths, o.npaths, files) != 0)
         goto out;
     loaded = true;
     size_t n = (size_t)o.npaths;
@@ -205,7 +205,7 @@ out:
     for (int i = 0; nodes && i < argc; i++)
         kb_check_node_free(&nodes[i]);
     if (loaded)
-        kb_acceptance_free(files, o.npaths);
+        kb_result_files_free(files, o.npaths);
     kb_band_set_free(&bands);
     free(nodes);
     free(files);

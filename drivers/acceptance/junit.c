@@ -4,52 +4,14 @@
 #define _GNU_SOURCE   /* open_memstream */
 #include "drivers/acceptance/junit.h"
 
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/common/atomic_file.h"
+#include "drivers/common/escape.h"
+#include "drivers/results/results.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF). */
-static int utf8_len(const unsigned char *s)
-{
-    int n = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] <= 0xDF ? 2
-          : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
-          : 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
-        (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
-        return 0;
-    return n;
-}
-
-void kb_junit_escape(FILE *out, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)(str ? str : "");
-    while (*s) {
-        int n = utf8_len(s);
-        switch (n ? *s : 0) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        case '\t': fputs("&#9;", out); break;
-        case '\n': fputs("&#10;", out); break;
-        case '\r': fputs("&#13;", out); break;
-        default:
-            if (n == 0 || *s < 0x20)
-                fputc('?', out);
-            else
-                fwrite(s, 1, (size_t)n, out);
-        }
-        s += n ? n : 1;
-    }
-}
 
 /* A string member of the run record, "" when absent. */
 static const char *run_str(const kb_check_node *node, const char *key)
@@ -70,7 +32,7 @@ static double item_time(const kb_check_item *it)
 static void attr(FILE *out, const char *name, const char *value)
 {
     fprintf(out, " %s=\"", name);
-    kb_junit_escape(out, value);
+    kb_xml_escape(out, value);
     fputc('"', out);
 }
 
@@ -110,7 +72,7 @@ static void testcase(FILE *out, const kb_check_node *node,
         fputs("/>\n", out);
     } else {
         fputs("      <system-out>", out);
-        kb_junit_escape(out, it->reason);
+        kb_xml_escape(out, it->reason);
         fputs("</system-out>\n", out);
     }
     fputs("    </testcase>\n", out);

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE   /* strdup, asprintf */
 #include "drivers/acceptance/verdict.h"
 
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/results/results.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -119,7 +119,7 @@ int kb_check_node_judge(const kb_result_file *f, const kb_band_set *bands,
     n->items = calloc(bands->nbands + nc + 1, sizeof *n->items);
     int rc = v && at && n->items ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < nc; i++) {
-        v[i] = (keyed){kb_case_key_dup(&f->cases[i]), i, false};
+        v[i] = (keyed){kb_result_case_key_dup(&f->cases[i]), i, false};
         rc = v[i].key ? 0 : -1;
     }
     if (rc == 0) {

@@ -1,4 +1,5 @@
-/* clock.c - the monotonic clock and its measured resolution. */
+/* clock.c - the monotonic clock, its measured resolution, and the UTC
+ * date. */
 #include "drivers/common/clock.h"
 
 #include <time.h>
@@ -36,4 +37,13 @@ double kb_timer_resolution(void)
     }
     cached = best;
     return cached;
+}
+
+void kb_utc_date(char *dst, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    dst[0] = '\0';
+    if (gmtime_r(&now, &utc))
+        strftime(dst, len, "%Y-%m-%dT%H:%M:%SZ", &utc);
 }

@@ -2,7 +2,7 @@
  * generated from the verb records that the parser reads. */
 #include "drivers/common/options.h"
 
-#include "drivers/commands.h"
+#include "drivers/common/exit_codes.h"
 
 #include <string.h>
 

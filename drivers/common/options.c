@@ -2,7 +2,7 @@
  * typed and bounded values, positional arguments, sub-verbs. */
 #include "drivers/common/options.h"
 
-#include "drivers/commands.h"
+#include "drivers/common/exit_codes.h"
 
 #include <errno.h>
 #include <inttypes.h>

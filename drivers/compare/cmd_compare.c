@@ -2,7 +2,7 @@
  * backends of one), matched case by case and judged; the Markdown on
  * stdout and every file output rendered first, then each written whole. */
 #define _GNU_SOURCE   /* open_memstream, strndup */
-#include "drivers/acceptance/acceptance.h"   /* kb_write_atomic */
+#include "drivers/common/atomic_file.h"
 #include "drivers/commands.h"
 #include "drivers/compare/compare.h"
 #include "drivers/results/relative_link.h"

@@ -2,7 +2,7 @@
  * warnings, one row per matched case, the geometric means, the unmatched
  * cases, the gate, and how every figure was computed. */
 #include "drivers/compare/compare.h"
-#include "drivers/roofline/svg.h"   /* kb_md_escape */
+#include "drivers/common/escape.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * (no difference), coloured by verdict. */
 #include "drivers/compare/compare.h"
 
-#include "drivers/roofline/svg.h"   /* kb_xml_escape */
+#include "drivers/common/escape.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,8 @@
  * the node x case table, flag outliers, and write the Markdown, SVG and
  * JSON, all rendered before any is written, each written whole. */
 #define _GNU_SOURCE   /* open_memstream */
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/common/atomic_file.h"
+#include "drivers/results/results.h"
 #include "drivers/commands.h"
 #include "drivers/merge/merge.h"
 #include "drivers/results/relative_link.h"
@@ -187,7 +188,7 @@ int kb_cmd_merge(int argc, char **argv)
     if (!files) {
         fprintf(stderr, "kbench merge: out of memory for %zu files\n", o.npaths);
         rc = KB_EXIT_RUNTIME;
-    } else if (kb_acceptance_load("merge", o.paths, (int)o.npaths, files)) {
+    } else if (kb_result_files_load("merge", o.paths, (int)o.npaths, files)) {
         rc = KB_EXIT_USAGE;
     } else {
         nloaded = o.npaths;
@@ -209,7 +210,7 @@ int kb_cmd_merge(int argc, char **argv)
         rc = KB_EXIT_RUNTIME;
     }
     kb_merge_free(&m);
-    kb_acceptance_free(files, (int)nloaded);
+    kb_result_files_free(files, (int)nloaded);
     free(files);
     free(o.paths);
     return rc;

@@ -2,7 +2,7 @@
  * (stated with its threshold), the node x case table with an overall row,
  * then every outlier, unjudged, missing, unpassed and duplicate case. */
 #include "drivers/merge/merge.h"
-#include "drivers/roofline/svg.h"   /* kb_md_escape */
+#include "drivers/common/escape.h"
 
 #include <math.h>
 #include <string.h>

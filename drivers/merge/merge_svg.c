@@ -4,7 +4,7 @@
  * node; a last strip holds each node's overall geometric mean. */
 #include "drivers/merge/merge.h"
 
-#include "drivers/roofline/svg.h"   /* kb_xml_escape */
+#include "drivers/common/escape.h"
 
 #include <math.h>
 #include <string.h>

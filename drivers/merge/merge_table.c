@@ -4,7 +4,7 @@
 #define _GNU_SOURCE   /* strdup, asprintf */
 #include "drivers/merge/merge.h"
 
-#include "drivers/acceptance/acceptance.h"   /* kb_case_key_dup */
+#include "drivers/results/results.h"
 
 #include <libgen.h>
 #include <math.h>
@@ -145,7 +145,7 @@ static entry *collect(const kb_result_file *files, size_t n, size_t *nout)
         return NULL;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < files[i].ncases; j++, k++) {
-            e[k] = (entry){kb_case_key_dup(&files[i].cases[j]), i, k, &files[i].cases[j]};
+            e[k] = (entry){kb_result_case_key_dup(&files[i].cases[j]), i, k, &files[i].cases[j]};
             if (!e[k].key)
                 goto fail;
         }

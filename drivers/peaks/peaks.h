@@ -5,7 +5,8 @@
 #ifndef KB_PEAKS_H
 #define KB_PEAKS_H
 
-#include "drivers/peaks/ceilings.h"
+#include "drivers/ceilings/ceilings.h"
+#include "drivers/peaks/cpu_id.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,10 +44,6 @@ void kb_cpu_model(char *dst, size_t len);
 
 /* This host's name into dst[len], or "unknown".  Can't fail. */
 void kb_host_name(char *dst, size_t len);
-
-/* The current time as ISO 8601 UTC ("2026-11-30T07:04:35Z") into
- * dst[len], or "" when the clock cannot be read.  Can't fail. */
-void kb_utc_date(char *dst, size_t len);
 
 /* ---- clock.c ---------------------------------------------------------- */
 

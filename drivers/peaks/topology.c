@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef KB_HAVE_HWLOC
 #include <hwloc.h>
@@ -53,15 +52,6 @@ void kb_host_name(char *dst, size_t len)
     if (gethostname(dst, len - 1) != 0)
         snprintf(dst, len, "unknown");
     dst[len - 1] = '\0';
-}
-
-void kb_utc_date(char *dst, size_t len)
-{
-    time_t now = time(NULL);
-    struct tm utc;
-    dst[0] = '\0';
-    if (gmtime_r(&now, &utc))
-        strftime(dst, len, "%Y-%m-%dT%H:%M:%SZ", &utc);
 }
 
 void kb_cpu_model(char *dst, size_t len)

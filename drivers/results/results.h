@@ -1,6 +1,6 @@
 /* results.h - kbench run results (JSON Lines, results/SCHEMA.md) read back
- * into memory for the verbs that judge and merge them: compare, baseline,
- * check and merge.  One reader, so every verb refuses bad input the same
+ * into memory for the verbs that judge, merge and report them: compare,
+ * baseline, check, merge and report.  One reader, so every verb refuses bad input the same
  * way: exit 2 and "FILE:LINE: what is wrong". */
 #ifndef KB_RESULTS_H
 #define KB_RESULTS_H
@@ -52,8 +52,28 @@ void kb_result_file_free(kb_result_file *f);
  * dtype, layout and direction, joined with '|' into buf (the backend left
  * out when with_backend is false, for `compare --backends X,Y` within one
  * file).  Returns buf. */
+/* Room for a case key: a descriptor of a few hundred characters and the
+ * five short names; a longer key is cut, and compared cut. */
+#define KB_KEY_LEN 2048
+
 const char *kb_result_case_key(const kb_result_case *c, bool with_backend,
                                char *buf, size_t len);
+
+/* The case's key with its backend (kb_result_case_key), in new memory;
+ * NULL when out of memory. */
+char *kb_result_case_key_dup(const kb_result_case *c);
+
+/* Load paths[n] into files[n] for a verb that judges or merges them
+ * (results_load.c).  Beyond what kb_result_file_load refuses, a file with
+ * no case record (an empty run) or without its summary record (a run
+ * killed before it finished: truncated) is refused, since judging it
+ * would judge cases that never ran, and so is one file given twice (one
+ * node counted twice).  Returns 0, or -1 after "kbench VERB: PATH:LINE:
+ * what is wrong" on stderr, with nothing left to free. */
+int kb_result_files_load(const char *verb, char **paths, int n,
+                         kb_result_file *files);
+
+void kb_result_files_free(kb_result_file *files, int n);
 
 /* True for a case whose figure may be compared: it ran and validated
  * (PASSED, or MISTRUSTED when mistrusted_ok) and has samples. */

@@ -8,7 +8,7 @@
 #ifndef KB_PLACEMENT_H
 #define KB_PLACEMENT_H
 
-#include "drivers/peaks/ceilings.h"
+#include "drivers/ceilings/ceilings.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,6 +9,7 @@
 
 #include "drivers/commands.h"
 #include "drivers/roofline/placement.h"
+#include "drivers/common/escape.h"
 #include "drivers/roofline/svg.h"
 #include "drivers/roofline/training_chart.h"
 

@@ -1,6 +1,8 @@
 /* svg.c - a tiny SVG writer for the roofline chart (svg.h). */
 #include "drivers/roofline/svg.h"
 
+#include "drivers/common/escape.h"
+#include "drivers/common/svg_marks.h"
 #include "drivers/roofline/placement.h"
 
 #include <math.h>
@@ -23,31 +25,6 @@ typedef struct {
     double lx0, lx1, ly0, ly1;   /* log10 of the axis ranges */
     bool used[NPRECISIONS + 1];  /* precisions drawn; the last: unknown */
 } frame;
-
-void kb_xml_escape(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-void kb_md_escape(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else
-            fputc(*s == '\n' ? ' ' : *s, f);
-}
 
 static double px(const frame *fr, double x)
 {
@@ -197,21 +174,12 @@ static void ceilings(FILE *f, const frame *fr, const kb_device *d, const char *d
     fprintf(f, "</g>\n");
 }
 
-/* A kernel's marker centred on (x, y): circle conv2d, square conv3d,
- * triangle gemm, diamond bnorm, cross anything else. */
+/* The marker of a kernel named in a record: its kernel table row's, a
+ * cross for a name the table does not know. */
 static void marker(FILE *f, const char *kernel, double x, double y, const char *style)
 {
-    if (strcmp(kernel, "conv2d") == 0)
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" %s/>", x, y, style);
-    else if (strcmp(kernel, "conv3d") == 0)
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" %s/>",
-                x - 5.5, y - 5.5, style);
-    else if (strcmp(kernel, "gemm") == 0)
-        fprintf(f, "<path d=\"M%.1f %.1fl7 12h-14z\" %s/>", x, y - 7, style);
-    else if (strcmp(kernel, "bnorm") == 0)
-        fprintf(f, "<path d=\"M%.1f %.1fl7 7l-7 7l-7 -7z\" %s/>", x, y - 7, style);
-    else
-        fprintf(f, "<path d=\"M%.1f %.1fl12 12m0 -12l-12 12\" %s/>", x - 6, y - 6, style);
+    int k = kb_kernel_find(kernel);
+    kb_svg_marker(f, k < 0 ? -1 : (int)kb_kernel_table[k].mark, x, y, style);
 }
 
 /* Series 0 filled, series 1 hollow with a thick outline. */
@@ -261,7 +229,6 @@ static int points(FILE *f, frame *fr, const kb_svg_point *pts, int n)
  * if used. */
 static void legend(FILE *f, const frame *fr, const kb_svg_chart *c, bool any_above)
 {
-    static const char *const kernels[] = {"conv2d", "conv3d", "gemm", "bnorm"};
     int x = RIGHT + 25, y = TOP + 10;
     char style[160];
     fprintf(f, "<g class=\"legend\" font-size=\"13\" fill=\"#222\">\n"
@@ -278,10 +245,11 @@ static void legend(FILE *f, const frame *fr, const kb_svg_chart *c, bool any_abo
     y += 30;
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">Kernel</text>\n", x, y);
     point_style(style, sizeof style, "#888", 0);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < KB_KERNEL_COUNT; i++) {
         y += 20;
-        marker(f, kernels[i], x + 6, y - 4, style);
-        fprintf(f, "<text x=\"%d\" y=\"%d\">%s</text>\n", x + 20, y, kernels[i]);
+        kb_svg_marker(f, (int)kb_kernel_table[i].mark, x + 6, y - 4, style);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">%s</text>\n", x + 20, y,
+                kb_kernel_table[i].name);
     }
     if (c->nseries > 1) {
         y += 30;
@@ -289,7 +257,7 @@ static void legend(FILE *f, const frame *fr, const kb_svg_chart *c, bool any_abo
         for (int s = 0; s < c->nseries; s++) {
             y += 20;
             point_style(style, sizeof style, "#555", s);
-            marker(f, "conv2d", x + 6, y - 4, style);
+            kb_svg_marker(f, KB_MARK_CIRCLE, x + 6, y - 4, style);
             fprintf(f, "<text x=\"%d\" y=\"%d\">", x + 20, y);
             kb_xml_escape(f, c->series_names[s]);
             fprintf(f, "</text>\n");

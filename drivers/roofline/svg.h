@@ -7,7 +7,7 @@
 #ifndef KB_SVG_H
 #define KB_SVG_H
 
-#include "drivers/peaks/ceilings.h"
+#include "drivers/ceilings/ceilings.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,14 +39,5 @@ typedef struct {
  * -1 when writing to f fails. */
 int kb_svg_write(FILE *f, const kb_svg_chart *chart, const kb_svg_point *pts,
                  int n);
-
-/* Write s to f with &, <, >, " and ' escaped for XML/HTML. */
-void kb_xml_escape(FILE *f, const char *s);
-
-/* Write s to f as text for a Markdown table cell or paragraph: | and <
- * escaped (a layer or host name must not turn into a table column or an
- * HTML tag), newlines turned into spaces.  Shared by the report, compare
- * and merge. */
-void kb_md_escape(FILE *f, const char *s);
 
 #endif

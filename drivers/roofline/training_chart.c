@@ -2,7 +2,8 @@
  * stacked bars in SVG (training_chart.h). */
 #include "drivers/roofline/training_chart.h"
 
-#include "drivers/roofline/svg.h"
+#include "drivers/common/escape.h"
+#include "kernels/kernel_table.h"
 
 #include <math.h>
 #include <string.h>
@@ -10,23 +11,33 @@
 /* Geometry, in SVG user units. */
 enum { WIDTH = 1000, LEFT = 250, RIGHT = 680, TOP = 60, ROW = 54, BAR = 16 };
 
-/* One colour per pass and per kernel kind (Okabe-Ito, as the roofline);
- * a name not listed is grey. */
+/* One colour per pass (Okabe-Ito, as the roofline), then the kernel
+ * kinds' colours from the kernel table; a name not listed is grey. */
 static const struct {
     const char *name, *colour;
-} colours[] = {
+} passes[] = {
     {"FWD", "#0072B2"}, {"BWD_D", "#D55E00"}, {"BWD_W", "#009E73"},
     {"BWD_DW", "#CC79A7"},
-    {"conv2d", "#56B4E9"}, {"conv3d", "#E69F00"}, {"gemm", "#000000"},
-    {"bnorm", "#999999"},
 };
-#define NCOLOURS (sizeof colours / sizeof colours[0])
+#define NPASSES (sizeof passes / sizeof passes[0])
+#define NCOLOURS (NPASSES + KB_KERNEL_COUNT)
+
+/* Name and colour of entry i of the legend's list: passes, then kernels. */
+static const char *name_at(size_t i)
+{
+    return i < NPASSES ? passes[i].name : kb_kernel_table[i - NPASSES].name;
+}
+
+static const char *colour_at(size_t i)
+{
+    return i < NPASSES ? passes[i].colour : kb_kernel_table[i - NPASSES].colour;
+}
 
 static const char *colour_of(const char *name)
 {
     for (size_t i = 0; i < NCOLOURS; i++)
-        if (strcmp(colours[i].name, name) == 0)
-            return colours[i].colour;
+        if (strcmp(name_at(i), name) == 0)
+            return colour_at(i);
     return "#cccccc";
 }
 
@@ -61,15 +72,15 @@ static void legend(FILE *f, const kb_step_bar *bars, int n, double y)
         for (int b = 0; b < n && !used; b++)
             for (int i = 0; i < KB_STEP_PARTS && !used; i++)
                 used = (i < bars[b].by_pass.n &&
-                        strcmp(bars[b].by_pass.name[i], colours[c].name) == 0) ||
+                        strcmp(bars[b].by_pass.name[i], name_at(c)) == 0) ||
                        (i < bars[b].by_kind.n &&
-                        strcmp(bars[b].by_kind.name[i], colours[c].name) == 0);
+                        strcmp(bars[b].by_kind.name[i], name_at(c)) == 0);
         if (!used)
             continue;
         fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" "
                 "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n", x,
-                y - 10, colours[c].colour, x + 16, y, colours[c].name);
-        x += 30 + 8 * (double)strlen(colours[c].name);
+                y - 10, colour_at(c), x + 16, y, name_at(c));
+        x += 30 + 8 * (double)strlen(name_at(c));
     }
     fprintf(f, "</g>\n");
 }

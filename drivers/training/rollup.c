@@ -4,6 +4,7 @@
 #include "drivers/training/rollup.h"
 
 #include "drivers/training/passes.h"
+#include "kernels/kernel_table.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -19,8 +20,8 @@
 enum { PH_FWD, PH_BWD_D, PH_BWD_W, PH_BWD_DW, NPHASES };
 static const char *const phase_names[NPHASES] = {"FWD", "BWD_D", "BWD_W",
                                                  "BWD_DW"};
-static const char *const kind_names[] = {"conv2d", "conv3d", "gemm", "bnorm"};
-#define NKINDS (sizeof kind_names / sizeof kind_names[0])
+/* The kernel kinds are the kernel table's rows, in its order. */
+#define NKINDS KB_KERNEL_COUNT
 
 static int phase_of(kb_dir pass)
 {
@@ -31,15 +32,6 @@ static int phase_of(kb_dir pass)
     case KB_BWD_DW: return PH_BWD_DW;
     default: return PH_FWD;
     }
-}
-
-static size_t kind_of(const kb_problem *p)
-{
-    const char *k = kb_problem_kernel_name(p);
-    size_t i = 0;
-    while (i < NKINDS - 1 && strcmp(kind_names[i], k) != 0)
-        i++;
-    return i;
 }
 
 /* What one case left: a median when it ran, else why not. */
@@ -160,7 +152,7 @@ static int make_step(const rollup *ru, const char *model, int j, bool interrupte
             kb_dts_format(&p->dt, s->dtype, sizeof s->dtype);
         }
         int ph = phase_of(kb_training_pass(p));
-        size_t kind = kind_of(p);
+        size_t kind = kb_kernel_of(p);
         s->phase_in[ph] = s->kind_in[kind] = true;
         bool ran = e->written && (e->status == KB_PASSED ||
                                   e->status == KB_MISTRUSTED) &&
@@ -237,7 +229,7 @@ static void print_step(const rollup *ru, const step *s, int j, FILE *f)
     fprintf(f, "\n  by kind%s:", of);
     for (size_t k = 0; k < NKINDS; k++)
         if (s->kind_in[k])
-            fprintf(f, " %s %.1f%%", kind_names[k], 100 * share(s, s->kind_t[k]));
+            fprintf(f, " %s %.1f%%", kb_kernel_table[k].name, 100 * share(s, s->kind_t[k]));
     fprintf(f, "\n  costliest layers%s:", of);
     for (size_t k = 0; k < s->nlayers && k < TOP_LAYERS; k++)
         fprintf(f, "%s %s %.1f%% (%.3g s)", k ? "," : "", s->layers[k].name,
@@ -300,7 +292,7 @@ static cJSON *step_json(const rollup *ru, const step *s, int j)
     for (size_t k = 0; a && k < NKINDS; k++)
         if (s->kind_in[k]) {
             cJSON *it = cJSON_CreateObject();
-            add_share(it, "kind", kind_names[k], s, s->kind_t[k]);
+            add_share(it, "kind", kb_kernel_table[k].name, s, s->kind_t[k]);
             cJSON_AddItemToArray(a, it);
         }
     a = cJSON_AddArrayToObject(r, "top_layers");

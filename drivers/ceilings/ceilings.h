@@ -9,7 +9,7 @@
 #ifndef KB_CEILINGS_H
 #define KB_CEILINGS_H
 
-#include "drivers/peaks/cpu_id.h"
+#include "drivers/ceilings/cpu_id.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* atomic_file.c - an output file written whole or not at all: a temporary
- * file beside it, flushed, then renamed over it (acceptance.h). */
+ * file beside it, flushed, then renamed over it (atomic_file.h). */
 #define _GNU_SOURCE   /* fileno */
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/common/atomic_file.h"
 
 #include <errno.h>
 #include <stdbool.h>

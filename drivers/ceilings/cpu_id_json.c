@@ -1,9 +1,10 @@
 /* cpu_id_json.c - the "cpu_id" object of the run record and the ceilings
  * file (results/SCHEMA.md, results/CEILINGS.md): one writer and one
  * reader, so both files spell the identity the same way. */
-#include "drivers/peaks/cpu_id.h"
+#include "drivers/ceilings/cpu_id.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const cache_names[3] = {"l1d", "l2", "l3"};

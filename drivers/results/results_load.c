@@ -1,7 +1,7 @@
-/* inputs.c - the result files baseline and check judge, loaded and
- * refused the same way for both (acceptance.h). */
+/* results_load.c - the result files a verb judges or merges, loaded and
+ * refused the same way for every verb (results.h). */
 #define _GNU_SOURCE   /* strdup */
-#include "drivers/acceptance/acceptance.h"
+#include "drivers/results/results.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-char *kb_case_key_dup(const kb_result_case *c)
+char *kb_result_case_key_dup(const kb_result_case *c)
 {
     char buf[KB_KEY_LEN];
     return strdup(kb_result_case_key(c, true, buf, sizeof buf));
@@ -57,8 +57,8 @@ static int distinct(char **paths, int n, char *err, size_t len)
     return rc;
 }
 
-int kb_acceptance_load(const char *verb, char **paths, int n,
-                       kb_result_file *files)
+int kb_result_files_load(const char *verb, char **paths, int n,
+                         kb_result_file *files)
 {
     char err[1024];
     if (distinct(paths, n, err, sizeof err) != 0) {
@@ -73,14 +73,14 @@ int kb_acceptance_load(const char *verb, char **paths, int n,
         }
         if (rc != 0) {
             fprintf(stderr, "kbench %s: %s\n", verb, err);
-            kb_acceptance_free(files, i);
+            kb_result_files_free(files, i);
             return -1;
         }
     }
     return 0;
 }
 
-void kb_acceptance_free(kb_result_file *files, int n)
+void kb_result_files_free(kb_result_file *files, int n)
 {
     for (int i = 0; i < n; i++)
         kb_result_file_free(&files[i]);

@@ -1,7 +1,7 @@
 /* ceilings_io.c - the ceilings file: kb_ceilings to and from JSON (schema
  * "kbench.ceilings/2", documented in results/CEILINGS.md; schema 1 files
  * are read too), with cJSON. */
-#include "drivers/peaks/ceilings.h"
+#include "drivers/ceilings/ceilings.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,0 +1,36 @@
+#!/bin/bash
+# layering_test.sh - the include rules of drivers/: no verb folder includes
+# a header of another verb folder (what verbs share lives in
+# drivers/common, drivers/results, or a library folder), and drivers/common
+# includes nothing of drivers/ outside itself.  Usage: layering_test.sh SRC
+set -u
+src=$1
+# The verb folders under drivers/; a new verb is a new word here.
+# acceptance holds baseline and check until they get folders of their own.
+verbs="run list peaks report baseline check merge compare acceptance"
+# Known exceptions, "FOLDER:HEADER", each to go: run reads the machine's
+# topology (kb_topology_detect) from peaks, which should be a library.
+allowed="run:drivers/peaks/peaks.h"
+fail=0
+for v in $verbs; do
+    [ -d "$src/drivers/$v" ] || continue
+    for other in $verbs; do
+        [ "$other" = "$v" ] && continue
+        hits=$(grep -rn --include='*.[ch]' "^#include \"drivers/$other/" \
+                   "$src/drivers/$v" | while IFS= read -r line; do
+                   h=${line#*#include \"}; h=${h%%\"*}
+                   case " $allowed " in *" $v:$h "*) ;; *) echo "$line" ;; esac
+               done)
+        if [ -n "$hits" ]; then
+            echo "$hits"
+            echo "FAIL: drivers/$v includes a header of the verb folder drivers/$other"
+            fail=1
+        fi
+    done
+done
+if grep -rn --include='*.[ch]' '^#include "drivers/' "$src/drivers/common" |
+        grep -v '#include "drivers/common/'; then
+    echo "FAIL: drivers/common includes something of drivers/ above it"
+    fail=1
+fi
+exit $fail
