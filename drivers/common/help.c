@@ -38,7 +38,8 @@ static void print_lines(FILE *out, const char *first, const char *rest,
 }
 
 /* A synopsis line that starts with a space continues the one before;
- * any other is a form of its own, with the verb's name again. */
+ * any other is a form of its own, with "kbench" and the verb's name
+ * again.  lead ends with "kbench ". */
 static void print_synopsis(FILE *out, const char *lead, const char *name,
                            const kb_verb *v)
 {
@@ -51,7 +52,7 @@ static void print_synopsis(FILE *out, const char *lead, const char *name,
         else if (*text == ' ')
             fprintf(out, "%*s%.*s\n", indent + (int)strlen(name), "", (int)n, text);
         else
-            fprintf(out, "%*s%s %.*s\n", indent, "", name, (int)n, text);
+            fprintf(out, "%*skbench %s %.*s\n", indent - 7, "", name, (int)n, text);
         text += n + (text[n] == '\n');
     } while (*text);
 }
@@ -91,12 +92,20 @@ static void print_option(FILE *out, const kb_option *o)
     }
 }
 
-void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
+void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent)
 {
     char name[64];
     snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
              v->name);
     print_synopsis(out, "usage: kbench ", name, v);
+}
+
+void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
+             v->name);
+    kb_verb_usage(out, v, parent);
     if (v->description)
         fprintf(out, "%s\n", v->description);
     for (const kb_verb *const *s = v->subverbs; s && *s; s++) {
@@ -111,7 +120,7 @@ void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
     for (const kb_option *const *t = v->tables; t && *t; t++)
         for (const kb_option *o = *t; o->name; o++)
             print_option(out, o);
-    fputs("  -h, --help             this help\n\n", out);
+    fputs("  -h, --help            this help\n\n", out);
     if (v->exit_codes)
         fprintf(out, "Exit codes:\n%s", v->exit_codes);
     else
