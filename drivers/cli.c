@@ -16,6 +16,10 @@
 static const kb_verb *const verbs[] = {
     &kb_verb_run,
     &kb_verb_list,
+    &kb_verb_baseline,
+    &kb_verb_check,
+    &kb_verb_merge,
+    &kb_verb_compare,
     NULL,
 };
 
@@ -25,9 +29,7 @@ static const struct {
     int (*fn)(int argc, char **argv);
 } legacy[] = {
     {"peaks", kb_cmd_peaks},       {"report", kb_cmd_report},
-    {"io", kb_cmd_io},             {"baseline", kb_cmd_baseline},
-    {"check", kb_cmd_check},       {"merge", kb_cmd_merge},
-    {"compare", kb_cmd_compare},
+    {"io", kb_cmd_io},
 };
 
 /* Returns the verb's exit code, 0 for --help/--version, or 2 for a

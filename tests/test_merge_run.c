@@ -4,6 +4,7 @@
  * as XML with a strip per case and a dot per node, the JSON parses. */
 #define _GNU_SOURCE   /* mkdtemp */
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 #include "tests/check.h"
 
 #include <cjson/cJSON.h>
@@ -64,14 +65,14 @@ int main(void)
         char *run_argv[] = {"run", "--quiet", "--backend", "omp", "--reps", "3",
                             "--min-time", "0", "--desc", "mb1ic4ih8oc8kh3ph1",
                             "--desc", "m8n12k16", "--json", at(name)};
-        CHECK(kb_cmd_run(14, run_argv) == KB_EXIT_OK);
+        CHECK(kb_verb_main(&kb_verb_run, NULL, 14, run_argv) == KB_EXIT_OK);
         merge_argv[1 + i] = strdup(at(name));
     }
-    char *opts[] = {"--out", at("table.md"), "--svg", at("nodes.svg"), "--json",
+    char *opts[] = {"--md", at("table.md"), "--svg", at("nodes.svg"), "--json",
                     at("merge.json")};
     for (int k = 0; k < 6; k++)
         merge_argv[1 + NODES + k] = opts[k];
-    CHECK(kb_cmd_merge(1 + NODES + 6, merge_argv) == KB_EXIT_OK);
+    CHECK(kb_verb_main(&kb_verb_merge, NULL, 1 + NODES + 6, merge_argv) == KB_EXIT_OK);
 
     char host[256] = "", col[400];
     gethostname(host, sizeof host - 1);

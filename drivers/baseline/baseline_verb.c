@@ -1,9 +1,10 @@
-/* cmd_baseline.c - the `kbench baseline` verb: reference bands from one
- * node's results or many, written as a bands file that records how it was
- * made and from which runs (results/SCHEMA.md, "Bands file"). */
+/* baseline_verb.c - `kbench baseline`: reference bands from one node's
+ * results or many, written as a bands file that records how it was made
+ * and from which runs (results/SCHEMA.md, "Bands file"). */
 #include "drivers/acceptance/acceptance.h"
 #include "drivers/acceptance/bands.h"
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 #include "drivers/peaks/peaks.h"
 
 #include "buildinfo.h"
@@ -17,96 +18,31 @@
 
 /* Three robust spreads below the centre: a node inside them is as fast as
  * the reference within the noise of a normal spread (99.9 % one-sided). */
-#define DEFAULT_K 3.0
-/* The spread's floor, as a fraction of the centre: 1 %, as kbench merge's
- * outlier test. */
-#define MIN_SPREAD 0.01
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-        "usage: kbench baseline RESULTS.jsonl... --out BANDS [--k K]\n"
-        "       kbench baseline RESULTS.jsonl... --out BANDS --roof-fraction F\n"
-        "Make a reference band per case (descriptor, kernel, backend, dtype,\n"
-        "layout, direction) on GFLOP/s from the PASSED cases of the result\n"
-        "files, and write the bands file BANDS for `kbench check`.\n"
-        "  (default)  lower bound = median - K x spread (K = %g), upper bound =\n"
-        "             median + K x spread (above it is flagged, not failed);\n"
-        "             spread = 1.4826 x MAD, at least %g %% of the median.  With\n"
-        "             several result files (nodes) the median and MAD are over\n"
-        "             the nodes' medians; with one, over that node's samples.\n"
-        "  --roof-fraction F  lower bound = F x the attainable GFLOP/s of the\n"
-        "             roofline (the results need pct_of_attainable: run with\n"
-        "             --peaks), upper bound = the attainable; 0 < F <= 1.\n"
-        "Cases without a PASSED record (or not placed, with --roof-fraction)\n"
-        "get no band and are listed in the file and on stderr.\n"
-        "Exit codes: 0 written, 2 usage or input error (a file named with\n"
-        "its line), 3 the bands file could not be written.\n",
-        DEFAULT_K, 100 * MIN_SPREAD);
-}
+#define DEFAULT_K 3
+/* The spread's floor, as a percentage of the centre: 1 %, as kbench
+ * merge's outlier test. */
+#define MIN_SPREAD_PCT 1
 
 typedef struct {
-    char **paths;
-    int npaths;
-    const char *out;
-    kb_band_rule rule;
+    const char *bands;   /* the file to write */
+    kb_band_rule rule;   /* k and fraction NaN until given */
 } options;
 
-/* A number in (lo, hi] from text, or false. */
-static bool parse_number(const char *text, double lo, double hi, double *v)
-{
-    char *end;
-    *v = strtod(text, &end);
-    return end != text && *end == '\0' && isfinite(*v) && *v > lo && *v <= hi;
-}
-
-/* Returns 0 to run, 1 after --help, -1 after a usage message. */
-static int parse_opts(int argc, char **argv, options *o)
-{
-    o->rule = (kb_band_rule){"mad", DEFAULT_K, NAN, MIN_SPREAD};
-    bool k_given = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--out") == 0 && v) {
-            o->out = argv[++i];
-        } else if (strcmp(a, "--k") == 0 && v) {
-            if (!parse_number(argv[++i], 0, INFINITY, &o->rule.k)) {
-                fprintf(stderr, "kbench baseline: --k '%s': expected a number "
-                        "above 0\n", v);
-                return -1;
-            }
-            k_given = true;
-        } else if (strcmp(a, "--roof-fraction") == 0 && v) {
-            if (!parse_number(argv[++i], 0, 1, &o->rule.fraction)) {
-                fprintf(stderr, "kbench baseline: --roof-fraction '%s': expected "
-                        "a number in (0, 1]\n", v);
-                return -1;
-            }
-            o->rule.method = "roof-fraction";
-        } else if (a[0] != '-') {
-            o->paths[o->npaths++] = argv[i];
-        } else {
-            fprintf(stderr, "kbench baseline: unexpected \"%s\" (options need "
-                    "a value)\n", a);
-            usage(stderr);
-            return -1;
-        }
-    }
-    const char *why = o->npaths == 0 ? "no result file given"
-                    : !o->out ? "--out BANDS is required"
-                    : k_given && !isnan(o->rule.fraction)
-                        ? "--k and --roof-fraction exclude each other"
-                        : NULL;
-    if (why) {
-        fprintf(stderr, "kbench baseline: %s\n", why);
-        usage(stderr);
-        return -1;
-    }
-    return 0;
-}
+static const kb_option baseline_options[] = {
+    {.name = "bands", .type = KB_OPT_STRING, .metavar = "BANDS",
+     .offset = offsetof(options, bands),
+     .help = "the bands file to write (what check --bands reads;\nrequired)"},
+    {KB_OPTION_RENAMED("out", "bands")},
+    /* Bounds: a band needs some width (K) and a lower bound above zero
+     * (F); below these, neither judges anything. */
+    {.name = "k", .type = KB_OPT_DOUBLE, .metavar = "K", .min = 0.01,
+     .max = HUGE_VAL, .offset = offsetof(options, rule.k),
+     .help = "spreads below the median (default " KB_XSTR(DEFAULT_K) ")"},
+    {.name = "roof-fraction", .type = KB_OPT_DOUBLE, .metavar = "F",
+     .min = 0.001, .max = 1, .offset = offsetof(options, rule.fraction),
+     .help = "bands from the roofline instead (not with --k)"},
+    {0},
+};
 
 /* A string member of a run record, "" when absent. */
 static const char *run_str(const cJSON *run, const char *key)
@@ -117,9 +53,12 @@ static const char *run_str(const cJSON *run, const char *key)
 
 /* The header record: how the bands were made and from which runs.
  * NULL when out of memory.  NaN numbers print as null. */
-static cJSON *header(const options *o, int argc, char **argv,
+static cJSON *header(const options *o, int npaths,
                      const kb_result_file *files)
 {
+    int argc;
+    char **argv;
+    kb_verb_command_line(&argc, &argv);
     char date[64];
     kb_utc_date(date, sizeof date);
     bool mad = strcmp(o->rule.method, "mad") == 0;
@@ -140,7 +79,7 @@ static cJSON *header(const options *o, int argc, char **argv,
     ok = ok && cJSON_AddItemToArray(cmd, cJSON_CreateString("kbench"));
     for (int i = 0; ok && i < argc; i++)
         ok = cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
-    for (int i = 0; ok && i < o->npaths; i++) {
+    for (int i = 0; ok && i < npaths; i++) {
         const cJSON *run = files[i].run;
         cJSON *r = cJSON_CreateObject();
         if (!r || !cJSON_AddItemToArray(runs, r)) {
@@ -164,31 +103,45 @@ static cJSON *header(const options *o, int argc, char **argv,
     return h;
 }
 
-int kb_cmd_baseline(int argc, char **argv)
+/* --bands given, --k and --roof-fraction not both, K's default.
+ * Returns 0, or -1 after naming what is wrong. */
+static int finish_options(options *o)
 {
-    options o = {.paths = calloc((size_t)argc, sizeof *o.paths)};
-    kb_result_file *files = calloc((size_t)argc, sizeof *files);
+    const char *why = !o->bands ? "--bands BANDS is required"
+                    : !isnan(o->rule.k) && !isnan(o->rule.fraction)
+                        ? "--k and --roof-fraction exclude each other"
+                        : NULL;
+    if (why) {
+        fprintf(stderr, "kbench baseline: %s (kbench baseline --help)\n", why);
+        return -1;
+    }
+    if (!isnan(o->rule.fraction))
+        o->rule.method = "roof-fraction";
+    else if (isnan(o->rule.k))
+        o->rule.k = DEFAULT_K;
+    return 0;
+}
+
+static int baseline_main(void *opts, int npaths, char **paths)
+{
+    options *o = opts;
+    kb_result_file *files = calloc((size_t)npaths, sizeof *files);
     kb_band_set set = {0};
     char err[1024];
     int rc = KB_EXIT_USAGE;
-    if (!o.paths || !files) {
+    if (!files) {
         fputs("kbench baseline: out of memory\n", stderr);
-        rc = KB_EXIT_RUNTIME;
-        goto out;
+        return KB_EXIT_RUNTIME;
     }
-    int p = parse_opts(argc, argv, &o);
-    if (p != 0) {
-        rc = p > 0 ? KB_EXIT_OK : KB_EXIT_USAGE;
-        goto out;
-    }
-    if (kb_acceptance_load("baseline", o.paths, o.npaths, files) != 0)
+    if (finish_options(o) != 0 ||
+        kb_acceptance_load("baseline", paths, npaths, files) != 0)
         goto out;   /* files freed */
-    if (kb_bands_make(files, (size_t)o.npaths, &o.rule, &set, err, sizeof err)) {
+    if (kb_bands_make(files, (size_t)npaths, &o->rule, &set, err, sizeof err)) {
         fprintf(stderr, "kbench baseline: %s\n", err);
         rc = KB_EXIT_RUNTIME;
         goto loaded;
     }
-    if (!(set.header = header(&o, argc, argv, files))) {
+    if (!(set.header = header(o, npaths, files))) {
         fputs("kbench baseline: out of memory for the bands header\n", stderr);
         rc = KB_EXIT_RUNTIME;
         goto loaded;
@@ -202,21 +155,57 @@ int kb_cmd_baseline(int argc, char **argv)
                 "(every case left out, above)\n", files[0].path,
                 files[0].cases[0].line);
         rc = KB_EXIT_USAGE;
-    } else if (kb_bands_write(&set, o.out, err, sizeof err) != 0) {
+    } else if (kb_bands_write(&set, o->bands, err, sizeof err) != 0) {
         fprintf(stderr, "kbench baseline: %s\n", err);
         rc = KB_EXIT_RUNTIME;
     } else {
         printf("kbench baseline: %zu bands (%s) from %d result file%s in %s",
-               set.nbands, o.rule.method, o.npaths, o.npaths > 1 ? "s" : "",
-               o.out);
+               set.nbands, o->rule.method, npaths, npaths > 1 ? "s" : "",
+               o->bands);
         printf(set.nleft ? "; %zu cases left without a band\n" : "\n", set.nleft);
         rc = KB_EXIT_OK;
     }
 loaded:
-    kb_acceptance_free(files, o.npaths);
+    kb_acceptance_free(files, npaths);
 out:
     kb_band_set_free(&set);
     free(files);
-    free(o.paths);
     return rc;
 }
+
+static void baseline_init(void *opts)
+{
+    ((options *)opts)->rule = (kb_band_rule){"mad", NAN, NAN, MIN_SPREAD_PCT / 100.0};
+}
+
+const kb_verb kb_verb_baseline = {
+    .name = "baseline",
+    .summary = "reference bands per case from result files",
+    .synopsis = "RESULTS.jsonl... --bands BANDS [--k K]\n"
+                "RESULTS.jsonl... --bands BANDS --roof-fraction F",
+    .description =
+        "Make a reference band per case (descriptor, kernel, backend, dtype,\n"
+        "layout, direction) on GFLOP/s from the PASSED cases of the result\n"
+        "files, and write the bands file BANDS for `kbench check`.\n"
+        "  (default)  lower bound = median - K x spread (K = "
+        KB_XSTR(DEFAULT_K) "), upper bound =\n"
+        "             median + K x spread (above it is flagged, not failed);\n"
+        "             spread = 1.4826 x MAD, at least "
+        KB_XSTR(MIN_SPREAD_PCT) " % of the median.  With\n"
+        "             several result files (nodes) the median and MAD are over\n"
+        "             the nodes' medians; with one, over that node's samples.\n"
+        "  --roof-fraction F  lower bound = F x the attainable GFLOP/s of the\n"
+        "             roofline (the results need pct_of_attainable: run with\n"
+        "             --peaks), upper bound = the attainable; 0 < F <= 1.\n"
+        "Cases without a PASSED record (or not placed, with --roof-fraction)\n"
+        "get no band and are listed in the file and on stderr.",
+    .min_args = 1,
+    .max_args = -1,
+    .opts_size = sizeof(options),
+    .init = baseline_init,
+    .tables = (const kb_option *const[]){baseline_options, NULL},
+    .run = baseline_main,
+    .exit_codes = "  0    written\n"
+                  "  2    usage or input error (a file named with its line)\n"
+                  "  3    the bands file could not be written\n",
+};
