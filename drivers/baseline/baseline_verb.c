@@ -33,8 +33,9 @@ static const kb_option baseline_options[] = {
      .offset = offsetof(options, bands),
      .help = "the bands file to write (what check --bands reads;\nrequired)"},
     {KB_OPTION_RENAMED("out", "bands")},
-    /* Bounds: a band needs some width (K) and a lower bound above zero
-     * (F); below these, neither judges anything. */
+    /* K and F must be above 0 (a band of no width; a lower bound that
+     * passes anything), and the parser's bounds are inclusive: the least
+     * values that still mean something. */
     {.name = "k", .type = KB_OPT_DOUBLE, .metavar = "K", .min = 0.01,
      .max = HUGE_VAL, .offset = offsetof(options, rule.k),
      .help = "spreads below the median (default " KB_XSTR(DEFAULT_K) ")"},

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
 typedef struct {
     char **paths;
     size_t npaths;
@@ -27,7 +26,8 @@ static const kb_option merge_options[] = {
     {KB_OPTION_RENAMED("out", "md")},
     {KB_OPTION_SVG(options, svg, "a strip per case, a dot per node")},
     {KB_OPTION_JSON(options, json, "the table and flags (results/SCHEMA.md)")},
-    /* Below 0.01 every node is an outlier: nothing is told apart. */
+    /* Z must be above 0 (at 0 every node is an outlier), and the parser's
+     * bounds are inclusive: the least value that still means something. */
     {.name = "z", .type = KB_OPT_DOUBLE, .metavar = "Z",
      .def = KB_XSTR(KB_MERGE_Z_DEFAULT), .min = 0.01, .max = HUGE_VAL,
      .offset = offsetof(options, z), .help = "the outlier cut-off on |z|"},
