@@ -17,6 +17,10 @@ static const kb_verb *const verbs[] = {
     &kb_verb_list,
     &kb_verb_peaks,
     &kb_verb_io,
+    &kb_verb_baseline,
+    &kb_verb_check,
+    &kb_verb_merge,
+    &kb_verb_compare,
     NULL,
 };
 
@@ -26,9 +30,6 @@ static const struct {
     int (*fn)(int argc, char **argv);
 } legacy[] = {
     {"report", kb_cmd_report},
-    {"baseline", kb_cmd_baseline},
-    {"check", kb_cmd_check},       {"merge", kb_cmd_merge},
-    {"compare", kb_cmd_compare},
 };
 
 /* Returns the verb's exit code, 0 for --help/--version, or 2 for a

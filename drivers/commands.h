@@ -14,12 +14,9 @@ struct kb_verb;
 extern const struct kb_verb kb_verb_run;      /* run/ */
 extern const struct kb_verb kb_verb_list;     /* list/ */
 extern const struct kb_verb kb_verb_peaks;    /* peaks/ */
-
-/* Verbs still parsing their own argv; argv[0] is the verb name; each
- * returns an exit code above. */
-int kb_cmd_baseline(int argc, char **argv);   /* acceptance/cmd_baseline.c */
-int kb_cmd_check(int argc, char **argv);      /* acceptance/cmd_check.c */
-int kb_cmd_merge(int argc, char **argv);      /* merge/cmd_merge.c */
-int kb_cmd_compare(int argc, char **argv);    /* compare/cmd_compare.c */
+extern const struct kb_verb kb_verb_baseline; /* baseline/ */
+extern const struct kb_verb kb_verb_check;    /* check/ */
+extern const struct kb_verb kb_verb_merge;    /* merge/ */
+extern const struct kb_verb kb_verb_compare;  /* compare/ */
 
 #endif

@@ -37,7 +37,7 @@ GEMM='r.get("kernel") == "gemm"'
 
 test_pass() {
     results "$tmp/n1.jsonl"
-    run_kb 0 baseline "$tmp/n1.jsonl" --out "$tmp/bands.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" --bands "$tmp/bands.jsonl"
     expect "$tmp/out" '2 bands \(mad\) from 1 result file'
     python3 - "$tmp/bands.jsonl" "$tmp/n1.jsonl" <<'PY' || fail "bands file content"
 import json, sys
@@ -72,7 +72,7 @@ test_several_nodes() {
     results "$tmp/n1.jsonl"
     scaled "$tmp/n1.jsonl" "$tmp/n2.jsonl" n2 1.02
     scaled "$tmp/n1.jsonl" "$tmp/n3.jsonl" n3 0.98
-    run_kb 0 baseline "$tmp/n1.jsonl" "$tmp/n2.jsonl" "$tmp/n3.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" "$tmp/n2.jsonl" "$tmp/n3.jsonl" --bands "$tmp/b.jsonl"
     expect "$tmp/b.jsonl" '"type":"band".*"over":"nodes","n":3' "bands over nodes"
     run_kb 0 check "$tmp/n2.jsonl" "$tmp/n3.jsonl" --bands "$tmp/b.jsonl"
     expect "$tmp/out" '^NODE n2 PASS cases=2'
@@ -89,14 +89,14 @@ test_slow_node() {
     scaled "$tmp/n1.jsonl" "$tmp/n2.jsonl" n2 1.01
     scaled "$tmp/n1.jsonl" "$tmp/n3.jsonl" n3 0.99
     scaled "$tmp/n1.jsonl" "$tmp/slow.jsonl" slow 3
-    run_kb 0 baseline "$tmp/n1.jsonl" "$tmp/n2.jsonl" "$tmp/n3.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" "$tmp/n2.jsonl" "$tmp/n3.jsonl" --bands "$tmp/b.jsonl"
     run_kb 1 check "$tmp/n2.jsonl" "$tmp/slow.jsonl" --bands "$tmp/b.jsonl"
     expect "$tmp/out" '^NODE n2 PASS'
     expect "$tmp/out" '^NODE slow FAIL cases=2 passed=0 failed=2'
     expect "$tmp/out" '^slow +m64n64k64.* FAIL +below band: [0-9.e-]+ GFLOP/s < lower bound [0-9.e-]+ \(centre'
     expect "$tmp/out" '^CHECK_STATUS FAIL nodes=2 passed=1 failed=1$'
     # From one node's samples too.
-    run_kb 0 baseline "$tmp/n1.jsonl" --out "$tmp/one.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" --bands "$tmp/one.jsonl"
     run_kb 1 check "$tmp/slow.jsonl" --bands "$tmp/one.jsonl"
     expect "$tmp/out" 'below band'
 }
@@ -104,7 +104,7 @@ test_slow_node() {
 test_correctness() {
     results "$tmp/n1.jsonl"
     # So wide a band that every figure is inside it.
-    run_kb 0 baseline "$tmp/n1.jsonl" --k 1e9 --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" --k 1e9 --bands "$tmp/b.jsonl"
     edit "$tmp/n1.jsonl" "$tmp/failed.jsonl" "if $GEMM:
     r['status'] = 'FAILED'; r['reason'] = 'dst[0,3]: got 1.5, expected 2'"
     run_kb 1 check "$tmp/failed.jsonl" --bands "$tmp/b.jsonl"
@@ -122,7 +122,7 @@ test_correctness() {
     expect "$tmp/out" ' MISTRUSTED .* FAIL +mistrusted: 160 % of its roof'
     # A case with no band fails too when it FAILED.
     edit "$tmp/n1.jsonl" "$tmp/gemm_only.jsonl" "if r.get('kernel') == 'conv2d': r.clear()"
-    run_kb 0 baseline "$tmp/gemm_only.jsonl" --out "$tmp/g.jsonl"
+    run_kb 0 baseline "$tmp/gemm_only.jsonl" --bands "$tmp/g.jsonl"
     edit "$tmp/n1.jsonl" "$tmp/conv_failed.jsonl" "if r.get('kernel') == 'conv2d':
     r['status'] = 'FAILED'; r['reason'] = 'wrong'"
     run_kb 1 check "$tmp/conv_failed.jsonl" --bands "$tmp/g.jsonl"
@@ -131,7 +131,7 @@ test_correctness() {
 
 test_missing_case() {
     results "$tmp/n1.jsonl"
-    run_kb 0 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl"
     edit "$tmp/n1.jsonl" "$tmp/nogemm.jsonl" "if $GEMM: r.clear()"
     run_kb 1 check "$tmp/nogemm.jsonl" --bands "$tmp/b.jsonl"
     expect "$tmp/out" 'm64n64k64\|gemm.*\(missing\) .* FAIL +missing: banded \(bands file line 2\), no record'
@@ -145,11 +145,11 @@ test_skipped() {
     for k in ('samples_s', 'stats', 'gflops', 'gbps', 'timer', 'warmup', 'validation', 'roofline'): r.pop(k, None)"
     edit "$tmp/n1.jsonl" "$tmp/skipped.jsonl" "$SKIP"
     # Banded and SKIPPED: fails.
-    run_kb 0 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl"
     run_kb 1 check "$tmp/skipped.jsonl" --bands "$tmp/b.jsonl"
     expect "$tmp/out" ' SKIPPED .* FAIL +skipped: no such layout here$'
     # SKIPPED where the bands were made: no band, listed; not judged.
-    run_kb 0 baseline "$tmp/skipped.jsonl" --out "$tmp/s.jsonl"
+    run_kb 0 baseline "$tmp/skipped.jsonl" --bands "$tmp/s.jsonl"
     expect "$tmp/err" 'no band for m64n64k64\|gemm.*: no PASSED record to make a band from; vm has it SKIPPED: no such layout here'
     expect "$tmp/s.jsonl" '"type":"left_out".*"why":"no PASSED record'
     run_kb 0 check "$tmp/skipped.jsonl" --bands "$tmp/s.jsonl"
@@ -162,7 +162,7 @@ test_roof_fraction() {
     # Placed at 50 % of the roof: the attainable is twice the figure.
     PLACE="if r['type'] == 'case': r['roofline'] = {'placed': True, 'attainable_gflops': 2 * r['gflops'], 'pct_of_attainable': 50.0}"
     edit "$tmp/n1.jsonl" "$tmp/placed.jsonl" "$PLACE"
-    run_kb 0 baseline "$tmp/placed.jsonl" --roof-fraction 0.4 --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/placed.jsonl" --roof-fraction 0.4 --bands "$tmp/b.jsonl"
     expect "$tmp/b.jsonl" '"method":"roof-fraction","k":null,"roof_fraction":0.4,"min_spread":0.01'
     python3 - "$tmp/b.jsonl" <<'PY' || fail "roof-fraction bands"
 import json, sys
@@ -177,7 +177,7 @@ PY
     run_kb 1 check "$tmp/slow.jsonl" --bands "$tmp/b.jsonl"
     expect "$tmp/out" '^NODE slow FAIL cases=2 passed=0 failed=2'
     # Unplaced results cannot make roofline bands.
-    run_kb 2 baseline "$tmp/n1.jsonl" --roof-fraction 0.4 --out "$tmp/none.jsonl"
+    run_kb 2 baseline "$tmp/n1.jsonl" --roof-fraction 0.4 --bands "$tmp/none.jsonl"
     expect "$tmp/err" 'not placed on the roofline'
     expect "$tmp/err" "$tmp/n1.jsonl:2: no case to make a band from"
     [ ! -e "$tmp/none.jsonl" ] || fail "a bands file written with no band"
@@ -188,7 +188,7 @@ test_junit() {
     results "$tmp/n1.jsonl"
     scaled "$tmp/n1.jsonl" "$tmp/n2.jsonl" n2 1.01
     scaled "$tmp/n1.jsonl" "$tmp/n3.jsonl" n3 0.99
-    run_kb 0 baseline "$tmp/n1.jsonl" "$tmp/n2.jsonl" "$tmp/n3.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" "$tmp/n2.jsonl" "$tmp/n3.jsonl" --bands "$tmp/b.jsonl"
     # A host and a reason full of what XML must escape, and bytes it
     # cannot hold at all (a control character, invalid UTF-8).
     edit "$tmp/n1.jsonl" "$tmp/odd.jsonl" "
@@ -216,7 +216,7 @@ if $GEMM:
     expect "$tmp/j.xml" '<property name="bands" value="'"$tmp"'/b.jsonl"/>'
     # Unjudged cases are <skipped>.
     edit "$tmp/n1.jsonl" "$tmp/gemm_only.jsonl" "if r.get('kernel') == 'conv2d': r.clear()"
-    run_kb 0 baseline "$tmp/gemm_only.jsonl" --out "$tmp/g.jsonl"
+    run_kb 0 baseline "$tmp/gemm_only.jsonl" --bands "$tmp/g.jsonl"
     run_kb 0 check "$tmp/n1.jsonl" --bands "$tmp/g.jsonl" --junit "$tmp/j.xml"
     "$junit_check" "$tmp/j.xml" 1 2 0 0 1 >"$tmp/jc" 2>&1 || fail "junit_check skipped: $(cat "$tmp/jc")"
     expect "$tmp/j.xml" '<skipped message="no band: PASSED, not judged"/>'
@@ -234,7 +234,7 @@ if $GEMM:
 # bad_input VERB FILE REGEX: every verb refuses FILE with exit 2, naming
 # it with a line, and writes nothing.
 bad_input() {
-    run_kb 2 baseline "$tmp/n1.jsonl" "$1" --out "$tmp/new_bands.jsonl"
+    run_kb 2 baseline "$tmp/n1.jsonl" "$1" --bands "$tmp/new_bands.jsonl"
     expect "$tmp/err" "^kbench baseline: $1:[0-9]+: $2" "baseline $1"
     [ ! -e "$tmp/new_bands.jsonl" ] || fail "baseline wrote bands from $1"
     run_kb 2 check "$tmp/n1.jsonl" "$1" --bands "$tmp/b.jsonl" --junit "$tmp/new.xml"
@@ -245,7 +245,7 @@ bad_input() {
 
 test_bad_results() {
     results "$tmp/n1.jsonl"
-    run_kb 0 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl"
     : > "$tmp/empty.jsonl"
     bad_input "$tmp/empty.jsonl" 'empty'
     sed '2s/.*/{"type":"case", broken/' "$tmp/n1.jsonl" > "$tmp/malformed.jsonl"
@@ -272,7 +272,7 @@ test_bad_results() {
 
 test_bad_bands() {
     results "$tmp/n1.jsonl"
-    run_kb 0 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl"
     local n=0
     while IFS='|' read -r how want; do
         n=$((n + 1))
@@ -298,7 +298,7 @@ test_no_match() {
     results "$tmp/n1.jsonl"
     edit "$tmp/n1.jsonl" "$tmp/gemm.jsonl" "if r.get('kernel') == 'conv2d': r.clear()"
     edit "$tmp/n1.jsonl" "$tmp/conv.jsonl" "if $GEMM: r.clear()"
-    run_kb 0 baseline "$tmp/gemm.jsonl" --out "$tmp/b.jsonl"
+    run_kb 0 baseline "$tmp/gemm.jsonl" --bands "$tmp/b.jsonl"
     run_kb 2 check "$tmp/conv.jsonl" --bands "$tmp/b.jsonl" --junit "$tmp/j.xml"
     expect "$tmp/err" "^kbench check: $tmp/b.jsonl:2: none of its 1 bands matches a case of the 1 result file"
     [ ! -e "$tmp/j.xml" ] && [ ! -s "$tmp/out" ] || fail "output written for bands matching nothing"
@@ -314,25 +314,35 @@ test_usage() {
     run_kb 0 check --help
     expect "$tmp/out" '^usage: kbench check'
     run_kb 2 baseline "$tmp/n1.jsonl"
-    expect "$tmp/err" '\-\-out BANDS is required'
-    run_kb 2 baseline --out "$tmp/b.jsonl"
-    expect "$tmp/err" 'no result file given'
+    expect "$tmp/err" '\-\-bands BANDS is required'
+    run_kb 2 baseline --bands "$tmp/b.jsonl"
+    expect "$tmp/err" '0 arguments given'
+    expect "$tmp/err" '^usage: kbench baseline RESULTS'
     for k in 0 -1 abc 1x inf; do
-        run_kb 2 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl" --k "$k"
-        expect "$tmp/err" "\-\-k '$k': expected a number above 0"
+        run_kb 2 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl" --k "$k"
+        expect "$tmp/err" "\-\-k '$k': expected a number >= 0\.01"
     done
     for f in 0 1.5 -0.1 x; do
-        run_kb 2 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl" --roof-fraction "$f"
-        expect "$tmp/err" "\-\-roof-fraction '$f': expected a number in \(0, 1\]"
+        run_kb 2 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl" --roof-fraction "$f"
+        expect "$tmp/err" "\-\-roof-fraction '$f': expected a number from 0\.001 to 1$"
     done
-    run_kb 2 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl" --k 2 --roof-fraction 0.5
+    run_kb 2 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl" --k 2 --roof-fraction 0.5
     expect "$tmp/err" 'exclude each other'
-    run_kb 2 baseline "$tmp/n1.jsonl" --out "$tmp/b.jsonl" --frobnicate
+    run_kb 2 baseline "$tmp/n1.jsonl" --bands "$tmp/b.jsonl" --frobnicate
+    expect "$tmp/err" "unknown option '\-\-frobnicate'"
     [ ! -e "$tmp/b.jsonl" ] || fail "bands written after a usage error"
     run_kb 2 check "$tmp/n1.jsonl"
     expect "$tmp/err" '\-\-bands BANDS is required'
     run_kb 2 check --bands "$tmp/n1.jsonl"
-    expect "$tmp/err" 'no result file given'
+    expect "$tmp/err" '0 arguments given'
+    run_kb 2 check "$tmp/n1.jsonl" --bands
+    expect "$tmp/err" '\-\-bands needs a value'
+    # --k=v as --k v; and the old spelling of --bands, with its notice.
+    run_kb 0 baseline "$tmp/n1.jsonl" --k=2 --bands="$tmp/b.jsonl"
+    expect "$tmp/b.jsonl" '"k":2,'
+    run_kb 0 baseline "$tmp/n1.jsonl" --out "$tmp/old.jsonl"
+    expect "$tmp/err" '^kbench baseline: \-\-out is now \-\-bands'
+    [ -s "$tmp/old.jsonl" ] || fail "baseline --out wrote no bands file"
     run_kb 0 --help
     expect "$tmp/out" 'baseline +reference bands'
     expect "$tmp/out" 'check +judge nodes'

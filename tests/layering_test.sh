@@ -6,8 +6,7 @@
 set -u
 src=$1
 # The verb folders under drivers/; a new verb is a new word here.
-# acceptance holds baseline and check until they get folders of their own.
-verbs="run list peaks report baseline check merge compare acceptance"
+verbs="run list peaks report baseline check merge compare"
 # Known exceptions, "FOLDER:HEADER", each to go: run reads the machine's
 # topology (kb_topology_detect) from peaks, which should be a library.
 allowed="run:drivers/peaks/peaks.h"

@@ -6,6 +6,7 @@
  * the SVG parses and marks the outliers. */
 #define _GNU_SOURCE   /* mkdtemp */
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 #include "tests/check.h"
 
 #include <cjson/cJSON.h>
@@ -65,7 +66,7 @@ static int merge(int n, char **args)
     char *argv[32] = {"merge"};
     for (int i = 0; i < n; i++)
         argv[i + 1] = args[i];
-    return kb_cmd_merge(n + 1, argv);
+    return kb_verb_main(&kb_verb_merge, NULL, n + 1, argv);
 }
 
 static cJSON *load_json(const char *path)
@@ -217,7 +218,7 @@ static void test_missing_failed_fast(void)
     cJSON_Delete(doc);
 
     char *args[] = {at("n0.jsonl"), at("n1.jsonl"), at("n2.jsonl"), at("n3.jsonl"),
-                    at("n4.jsonl"), "--out", at("t.md")};
+                    at("n4.jsonl"), "--md", at("t.md")};
     CHECK(merge(7, args) == KB_EXIT_OK);
     const char *md = slurp(at("t.md"));
     CHECK(strstr(md, "|z| > 3.5") != NULL);
@@ -295,7 +296,7 @@ static void test_figure(void)
         args[i] = node_file(name, i < 5 ? "a<&>b" : "same", x[i]);
     }
     mkdir(at("sub"), 0777);
-    args[6] = "--out", args[7] = at("sub/table.md");
+    args[6] = "--md", args[7] = at("sub/table.md");
     args[8] = "--svg", args[9] = at("fig.svg");
     CHECK(merge(10, args) == KB_EXIT_OK);
     xmlDocPtr doc = xmlReadFile(at("fig.svg"), NULL, XML_PARSE_NONET);

@@ -1,9 +1,12 @@
 /* test_merge_inputs.c - `kbench merge` refuses every class of bad input
  * with exit code 2 and a message naming the file and line (malformed,
  * truncated, another schema, empty, killed before its summary, no case),
- * and bad usage with exit code 2; none of them writes an output. */
+ * and bad usage with exit code 2 naming the option; none of them writes
+ * an output.  --k=v works as --k v; --out, the old spelling of --md,
+ * still works and says so. */
 #define _GNU_SOURCE   /* mkdtemp */
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 #include "tests/check.h"
 
 #include <fcntl.h>
@@ -50,7 +53,7 @@ static int merge(int n, char **args, char *err, size_t len)
     int saved = dup(2), fd = open(at("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 2);
     close(fd);
-    int rc = kb_cmd_merge(n + 1, argv);
+    int rc = kb_verb_main(&kb_verb_merge, NULL, n + 1, argv);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -74,7 +77,7 @@ static void refused(const char *name, const char *text, const char *where,
 {
     char err[2048], expect[256];
     char *args[] = {put("good.jsonl", RUN CASE SUMMARY), put(name, text),
-                    "--out", at("t.md"), "--svg", at("t.svg"), "--json", at("t.json")};
+                    "--md", at("t.md"), "--svg", at("t.svg"), "--json", at("t.json")};
     CHECK(merge(8, args, err, sizeof err) == KB_EXIT_USAGE);
     snprintf(expect, sizeof expect, "%s:%s:", at(name), where);
     if (!strstr(err, expect) || !strstr(err, why))
@@ -112,25 +115,43 @@ int main(void)
     refused("field.jsonl", RUN "{\"type\":\"case\",\"seq\":1,\"status\":\"PASSED\"}\n" SUMMARY,
             "2", "without");
 
-    char *good = put("good.jsonl", RUN CASE SUMMARY);
-    char *none[] = {"--out", at("t.md")};
-    usage_refused(2, none, "no result file");
-    char *zero[] = {good, "--z", "0", "--out", at("t.md")};
-    usage_refused(5, zero, "--z '0'");
-    char *word[] = {good, "--z", "abc", "--out", at("t.md")};
+    char good[256];   /* a copy: at()'s buffers are reused */
+    snprintf(good, sizeof good, "%s", put("good.jsonl", RUN CASE SUMMARY));
+    char *none[] = {"--md", at("t.md")};
+    usage_refused(2, none, "0 arguments given");
+    char *zero[] = {good, "--z", "0", "--md", at("t.md")};
+    usage_refused(5, zero, "--z '0': expected a number >= 0.01");
+    char *word[] = {good, "--z", "abc", "--md", at("t.md")};
     usage_refused(5, word, "--z 'abc'");
-    char *twice[] = {good, at("./good.jsonl"), "--out", at("t.md")};
+    char *range[] = {good, "--z=inf", "--md", at("t.md")};
+    usage_refused(4, range, "--z 'inf': expected a number >= 0.01");
+    char *bare[] = {good, "--md"};
+    usage_refused(2, bare, "--md needs a value");
+    char *twice[] = {good, at("./good.jsonl"), "--md", at("t.md")};
     usage_refused(4, twice, "the same file");
-    char *unknown[] = {good, "--bogus", "--out", at("t.md")};
-    usage_refused(4, unknown, "--bogus");
-    char *missing[] = {good, at("absent.jsonl"), "--out", at("t.md")};
+    char *unknown[] = {good, "--bogus", "--md", at("t.md")};
+    usage_refused(4, unknown, "unknown option '--bogus'");
+    char *missing[] = {good, at("absent.jsonl"), "--md", at("t.md")};
     usage_refused(4, missing, "absent.jsonl");
 
     /* and a good merge still works, writing only what was asked */
     char err[2048];
-    char *ok[] = {good, "--out", at("t.md")};
+    char *ok[] = {good, "--md", at("t.md")};
     CHECK(merge(3, ok, err, sizeof err) == KB_EXIT_OK);
     CHECK(exists(at("t.md")) && !exists(at("t.svg")) && !exists(at("t.json")));
+
+    /* --k=v as --k v, for every option */
+    char md_eq[300];
+    snprintf(md_eq, sizeof md_eq, "--md=%s", at("eq.md"));
+    char *eq[] = {good, "--z=3", md_eq};
+    CHECK(merge(3, eq, err, sizeof err) == KB_EXIT_OK);
+    CHECK(exists(at("eq.md")));
+
+    /* the old spelling of --md still writes the table, with a notice */
+    char *old[] = {good, "--out", at("old.md")};
+    CHECK(merge(3, old, err, sizeof err) == KB_EXIT_OK);
+    CHECK(strstr(err, "kbench merge: --out is now --md") != NULL);
+    CHECK(exists(at("old.md")));
 
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -68,11 +68,11 @@ int main(void)
         CHECK(kb_main(15, run_argv) == KB_EXIT_OK);
         merge_argv[1 + i] = strdup(at(name));
     }
-    char *opts[] = {"--out", at("table.md"), "--svg", at("nodes.svg"), "--json",
+    char *opts[] = {"--md", at("table.md"), "--svg", at("nodes.svg"), "--json",
                     at("merge.json")};
     for (int k = 0; k < 6; k++)
         merge_argv[1 + NODES + k] = opts[k];
-    CHECK(kb_cmd_merge(1 + NODES + 6, merge_argv) == KB_EXIT_OK);
+    CHECK(kb_verb_main(&kb_verb_merge, NULL, 1 + NODES + 6, merge_argv) == KB_EXIT_OK);
 
     char host[256] = "", col[400];
     gethostname(host, sizeof host - 1);

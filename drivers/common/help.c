@@ -92,12 +92,20 @@ static void print_option(FILE *out, const kb_option *o)
     }
 }
 
-void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
+void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent)
 {
     char name[64];
     snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
              v->name);
     print_synopsis(out, "usage: kbench ", name, v);
+}
+
+void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
+             v->name);
+    kb_verb_usage(out, v, parent);
     if (v->description || parent)   /* a sub-verb's summary describes it */
         print_lines(out, "", "", v->description ? v->description : v->summary);
     for (const kb_verb *const *s = v->subverbs; s && *s; s++) {
@@ -115,7 +123,7 @@ void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
     for (const kb_option *const *t = v->tables; t && *t; t++)
         for (const kb_option *o = *t; o->name; o++)
             print_option(out, o);
-    fputs("  -h, --help             this help\n\n", out);
+    fputs("  -h, --help            this help\n\n", out);
     if (v->exit_codes)
         fprintf(out, "Exit codes:\n%s", v->exit_codes);
     else

@@ -198,8 +198,11 @@ static int run_parsed(const kb_verb *v, const char *parent, const char *verb,
         }
     }
     if (npos < v->min_args || (v->max_args >= 0 && npos > v->max_args)) {
-        fprintf(stderr, "kbench %s: %d argument%s given; usage: kbench %s %s\n",
-                verb, npos, npos == 1 ? "" : "s", verb, v->synopsis);
+        /* The whole usage: a synopsis of several lines or forms printed
+         * as one string would lose their "kbench VERB" and indent. */
+        fprintf(stderr, "kbench %s: %d argument%s given\n", verb, npos,
+                npos == 1 ? "" : "s");
+        kb_verb_usage(stderr, v, parent);
         goto out;
     }
     rc = v->run(opts, npos, pos);

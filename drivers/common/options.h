@@ -99,6 +99,9 @@ int kb_parse_int(const char *verb, const char *what, const char *text,
 int kb_parse_double(const char *verb, const char *what, const char *text,
                     double min, double max, double *out);
 
+/* The usage lines of a verb, every form of its synopsis (help.c). */
+void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent);
+
 /* --help of a verb (help.c); parent is "io" for a sub-verb, else NULL. */
 void kb_verb_help(FILE *out, const kb_verb *v, const char *parent);
 
@@ -125,6 +128,10 @@ void kb_usage(FILE *out, const kb_verb *const *verbs);
 #define KB_OPTION_QUIET(TYPE, FIELD)                                        \
     .name = "quiet", .type = KB_OPT_FLAG, .help = "no table on stdout",     \
     .offset = offsetof(TYPE, FIELD)
+/* A number macro's spelling, for a .def or a help text made from the
+ * constant the code uses: KB_XSTR(KB_MERGE_Z_DEFAULT) is "3.5". */
+#define KB_XSTR(x) KB_STR_(x)
+#define KB_STR_(x) #x
 /* An old spelling of option NEW, kept working with a notice. */
 #define KB_OPTION_RENAMED(OLD, NEW) .name = OLD, .renamed_to = NEW
 

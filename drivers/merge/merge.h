@@ -15,7 +15,8 @@
 /* The spread is never taken below this fraction of the case's median: a
  * node a few % off tight nodes is not an outlier, and MAD == 0 (most
  * nodes equal) still gives a finite z. */
-#define KB_MERGE_MIN_SPREAD 0.01
+#define KB_MERGE_MIN_SPREAD_PCT 1   /* as a percentage, for help texts */
+#define KB_MERGE_MIN_SPREAD (KB_MERGE_MIN_SPREAD_PCT / 100.0)
 /* With two nodes every z is +-0.674 whatever they measured: a case needs
  * this many timed nodes to be judged. */
 #define KB_MERGE_MIN_NODES 3

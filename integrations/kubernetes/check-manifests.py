@@ -201,7 +201,7 @@ def run_here(args, node_docs, collector):
         # a band this wide passes any figure: the run tests the plumbing,
         # and timing noise here must not fail it
         subprocess.run([kbench, "baseline", *files, "--k", "1000000",
-                        "--out", bands], check=True, capture_output=True)
+                        "--bands", bands], check=True, capture_output=True)
         where["BANDS"] = bands
         p = run_container(collector, where)
         expect(p.returncode == 0 and "ACCEPTANCE_STATUS PASS" in p.stdout

@@ -62,7 +62,7 @@ if [ -z "$files" ]; then
   echo "ACCEPTANCE_STATUS FAIL nodes=$# missing=$missing: no node wrote results"
   exit 1
 fi
-"$KBENCH" merge $files --out "$acc/merge.md" --svg "$acc/merge.svg" \\
+"$KBENCH" merge $files --md "$acc/merge.md" --svg "$acc/merge.svg" \\
   --json "$acc/merge.json"
 merge_rc=$?
 [ $merge_rc -eq 0 ] && cat "$acc/merge.md"

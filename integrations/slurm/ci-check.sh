@@ -74,7 +74,7 @@ KB_RESULTS=$tmp/ref sbatch -N3 --wait -o "$tmp/ref.out" integrations/slurm/accep
 
 echo "ci-check: 2. bands"
 "$kb" baseline "$tmp"/ref/n1.jsonl "$tmp"/ref/n2.jsonl "$tmp"/ref/n3.jsonl \
-    --out "$tmp/mad-bands.jsonl" || fail "kbench baseline failed"
+    --bands "$tmp/mad-bands.jsonl" || fail "kbench baseline failed"
 # The bands file is plain data; the edit is recorded in its header.
 python3 - "$tmp/mad-bands.jsonl" "$tmp/bands.jsonl" "$tolerance" <<'EOF' || fail "could not edit the bands"
 import json

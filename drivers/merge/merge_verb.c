@@ -1,10 +1,11 @@
-/* cmd_merge.c - the `kbench merge` verb: read every node's results, build
+/* merge_verb.c - `kbench merge`: read every node's results, build
  * the node x case table, flag outliers, and write the Markdown, SVG and
  * JSON, all rendered before any is written, each written whole. */
 #define _GNU_SOURCE   /* open_memstream */
 #include "drivers/common/atomic_file.h"
 #include "drivers/results/results.h"
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 #include "drivers/merge/merge.h"
 #include "drivers/results/relative_link.h"
 
@@ -21,26 +22,18 @@ typedef struct {
     double z;
 } options;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-        "usage: kbench merge NODE-RESULTS.jsonl... [--out TABLE.md] [--svg FILE]\n"
-        "                    [--json FILE] [--z Z]\n"
-        "Merge the result files of many nodes (one `kbench run --json` file per\n"
-        "node, named by its host) into a node x case table of median GFLOP/s, and\n"
-        "flag outlier nodes per case and overall with a robust z-score:\n"
-        "z = (x - median over nodes) / max(1.4826 x MAD, %g %% of the median),\n"
-        "an outlier when |z| > Z (default %g, Iglewicz-Hoaglin); a case needs %d\n"
-        "nodes with a figure to be judged.  A node's overall z is the median of its\n"
-        "per-case z.  Missing and unpassed cases are listed.  The table goes to\n"
-        "TABLE.md (else stdout), the figure (one strip per case, a dot per node) to\n"
-        "--svg, the table and flags to --json (results/SCHEMA.md).  Files are\n"
-        "refused as `kbench check` refuses them: not kbench JSON Lines, truncated,\n"
-        "another schema, empty, killed before the summary record, no case record.\n"
-        "Exit codes: 0 merged (outliers do not fail: `kbench check` gives the\n"
-        "verdict), 2 usage or bad input (FILE:LINE named), 3 outputs not written.\n",
-        100 * KB_MERGE_MIN_SPREAD, KB_MERGE_Z_DEFAULT, KB_MERGE_MIN_NODES);
-}
+static const kb_option merge_options[] = {
+    {KB_OPTION_MD(options, md, "the table (default: stdout)")},
+    {KB_OPTION_RENAMED("out", "md")},
+    {KB_OPTION_SVG(options, svg, "a strip per case, a dot per node")},
+    {KB_OPTION_JSON(options, json, "the table and flags (results/SCHEMA.md)")},
+    /* Z must be above 0 (at 0 every node is an outlier), and the parser's
+     * bounds are inclusive: the least value that still means something. */
+    {.name = "z", .type = KB_OPT_DOUBLE, .metavar = "Z",
+     .def = KB_XSTR(KB_MERGE_Z_DEFAULT), .min = 0.01, .max = HUGE_VAL,
+     .offset = offsetof(options, z), .help = "the outlier cut-off on |z|"},
+    {0},
+};
 
 /* True when a and b name the same file (or the same string). */
 static bool same_file(const char *a, const char *b)
@@ -52,45 +45,10 @@ static bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-/* Returns 0 to merge, 1 after --help, -1 after a usage message. */
-static int parse_opts(int argc, char **argv, options *o)
+/* Each node once: a file given twice would count one node twice.
+ * Returns 0, or -1 after naming the two. */
+static int distinct(const options *o)
 {
-    *o = (options){.paths = calloc((size_t)argc, sizeof *o->paths), .z = KB_MERGE_Z_DEFAULT};
-    if (!o->paths) {
-        fprintf(stderr, "kbench merge: out of memory\n");
-        return -1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--out") == 0 && v) {
-            o->md = argv[++i];
-        } else if (strcmp(a, "--svg") == 0 && v) {
-            o->svg = argv[++i];
-        } else if (strcmp(a, "--json") == 0 && v) {
-            o->json = argv[++i];
-        } else if (strcmp(a, "--z") == 0 && v) {
-            o->z = strtod(argv[++i], &end);
-            if (end == v || *end || !isfinite(o->z) || o->z <= 0) {
-                fprintf(stderr, "kbench merge: --z '%s': expected a number > 0\n", v);
-                return -1;
-            }
-        } else if (a[0] != '-') {
-            o->paths[o->npaths++] = argv[i];
-        } else {
-            fprintf(stderr, "kbench merge: unexpected \"%s\" (options need a value)\n", a);
-            usage(stderr);
-            return -1;
-        }
-    }
-    if (o->npaths == 0) {
-        fprintf(stderr, "kbench merge: no result file given\n");
-        usage(stderr);
-        return -1;
-    }
     for (size_t i = 0; i < o->npaths; i++)
         for (size_t j = i + 1; j < o->npaths; j++)
             if (same_file(o->paths[i], o->paths[j])) {
@@ -173,45 +131,74 @@ static void summary(const options *o, const kb_merge *m)
     printf("\n");
 }
 
-int kb_cmd_merge(int argc, char **argv)
+static int merge_main(void *opts, int npaths, char **paths)
 {
-    options o;
-    int rc = parse_opts(argc, argv, &o);
-    if (rc) {
-        free(o.paths);
-        return rc > 0 ? KB_EXIT_OK : KB_EXIT_USAGE;
-    }
-    kb_result_file *files = calloc(o.npaths, sizeof *files);
+    options *o = opts;
+    o->paths = paths;
+    o->npaths = (size_t)npaths;
+    if (distinct(o))
+        return KB_EXIT_USAGE;
+    kb_result_file *files = calloc(o->npaths, sizeof *files);
+    int rc = KB_EXIT_OK;
     size_t nloaded = 0;
     kb_merge m = {0};
     char err[256];
     if (!files) {
-        fprintf(stderr, "kbench merge: out of memory for %zu files\n", o.npaths);
+        fprintf(stderr, "kbench merge: out of memory for %zu files\n", o->npaths);
         rc = KB_EXIT_RUNTIME;
-    } else if (kb_result_files_load("merge", o.paths, (int)o.npaths, files)) {
+    } else if (kb_result_files_load("merge", o->paths, (int)o->npaths, files)) {
         rc = KB_EXIT_USAGE;
     } else {
-        nloaded = o.npaths;
+        nloaded = o->npaths;
     }
     if (rc == KB_EXIT_OK && kb_merge_build(&m, files, nloaded, err, sizeof err)) {
         fprintf(stderr, "kbench merge: %s\n", err);
         rc = KB_EXIT_RUNTIME;
-    } else if (rc == KB_EXIT_OK && kb_merge_outliers(&m, o.z)) {
+    } else if (rc == KB_EXIT_OK && kb_merge_outliers(&m, o->z)) {
         fprintf(stderr, "kbench merge: out of memory judging %zu cases\n", m.ncases);
         rc = KB_EXIT_RUNTIME;
     }
     if (rc == KB_EXIT_OK)
-        rc = write_outputs(&o, &m);
-    if (rc == KB_EXIT_OK && o.md)
-        summary(&o, &m);
+        rc = write_outputs(o, &m);
+    if (rc == KB_EXIT_OK && o->md)
+        summary(o, &m);
     else if (rc == KB_EXIT_OK &&
-             (kb_merge_write_md(stdout, &m, o.svg) || fflush(stdout) != 0)) {
+             (kb_merge_write_md(stdout, &m, o->svg) || fflush(stdout) != 0)) {
         fprintf(stderr, "kbench merge: cannot write the table to stdout\n");
         rc = KB_EXIT_RUNTIME;
     }
     kb_merge_free(&m);
     kb_result_files_free(files, (int)nloaded);
     free(files);
-    free(o.paths);
     return rc;
 }
+
+const kb_verb kb_verb_merge = {
+    .name = "merge",
+    .summary = "many nodes' results as one table, outlier nodes flagged",
+    .synopsis = "NODE-RESULTS.jsonl... [--md TABLE.md] [--svg FILE]\n"
+                " [--json FILE] [--z Z]",
+    .description =
+        "Merge the result files of many nodes (one `kbench run --json` file per\n"
+        "node, named by its host) into a node x case table of median GFLOP/s, and\n"
+        "flag outlier nodes per case and overall with a robust z-score:\n"
+        "z = (x - median over nodes) / max(1.4826 x MAD, "
+        KB_XSTR(KB_MERGE_MIN_SPREAD_PCT) " % of the median),\n"
+        "an outlier when |z| > Z (default " KB_XSTR(KB_MERGE_Z_DEFAULT)
+        ", Iglewicz-Hoaglin); a case needs " KB_XSTR(KB_MERGE_MIN_NODES) "\n"
+        "nodes with a figure to be judged.  A node's overall z is the median of its\n"
+        "per-case z.  Missing and unpassed cases are listed.  The table goes to\n"
+        "--md (else stdout), the figure (one strip per case, a dot per node) to\n"
+        "--svg, the table and flags to --json (results/SCHEMA.md).  Files are\n"
+        "refused as `kbench check` refuses them: not kbench JSON Lines, truncated,\n"
+        "another schema, empty, killed before the summary record, no case record.",
+    .min_args = 1,
+    .max_args = -1,
+    .opts_size = sizeof(options),
+    .tables = (const kb_option *const[]){merge_options, NULL},
+    .run = merge_main,
+    .exit_codes = "  0    merged (outliers do not fail: `kbench check` gives the\n"
+                  "       verdict)\n"
+                  "  2    usage or bad input (FILE:LINE named)\n"
+                  "  3    outputs not written\n",
+};

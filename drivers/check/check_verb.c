@@ -1,5 +1,4 @@
-/* cmd_check.c - the `kbench check` verb: every node's results (one file
- * per node) judged against the bands of `kbench baseline`, PASS or FAIL
+/* check_verb.c - `kbench check`: every node's results (one file per node) judged against the bands of `kbench baseline`, PASS or FAIL
  * per case and per node with the reason, as a table on stdout and as
  * JUnit XML. */
 #include "drivers/results/results.h"
@@ -7,6 +6,7 @@
 #include "drivers/acceptance/junit.h"
 #include "drivers/acceptance/verdict.h"
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -14,59 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
-    fputs("usage: kbench check RESULTS.jsonl... --bands BANDS [--junit FILE]\n"
-          "Judge each result file (one per node) against the bands file of\n"
-          "`kbench baseline`.  A case FAILS when it is below its band's lower\n"
-          "bound, FAILED validation or is ERROR (whatever the band),\n"
-          "MISTRUSTED, SKIPPED although banded, or missing from the node's\n"
-          "file; above the upper bound is flagged, not failed.  Cases with no\n"
-          "band are not judged unless they FAILED, ERROR or are MISTRUSTED.\n"
-          "Prints a table and one `NODE name PASS|FAIL ...` line per node, then\n"
-          "`CHECK_STATUS PASS|FAIL`; --junit writes JUnit XML (a testsuite per\n"
-          "node, a testcase per case) for ReFrame and CI servers.\n"
-          "Exit codes: 0 every node passed, 1 a case failed, 2 usage or input\n"
-          "error (a file named with its line; bands that match no case), 3 the\n"
-          "JUnit file could not be written.\n",
-          f);
-}
-
 typedef struct {
-    char **paths;
-    int npaths;
     const char *bands, *junit;
 } options;
 
-/* Returns 0 to run, 1 after --help, -1 after a usage message. */
-static int parse_opts(int argc, char **argv, options *o)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--bands") == 0 && v) {
-            o->bands = argv[++i];
-        } else if (strcmp(a, "--junit") == 0 && v) {
-            o->junit = argv[++i];
-        } else if (a[0] != '-') {
-            o->paths[o->npaths++] = argv[i];
-        } else {
-            fprintf(stderr, "kbench check: unexpected \"%s\" (options need a "
-                    "value)\n", a);
-            usage(stderr);
-            return -1;
-        }
-    }
-    if (o->npaths == 0 || !o->bands) {
-        fprintf(stderr, "kbench check: %s\n", o->npaths ? "--bands BANDS is required"
-                                                        : "no result file given");
-        usage(stderr);
-        return -1;
-    }
-    return 0;
-}
+static const kb_option check_options[] = {
+    {.name = "bands", .type = KB_OPT_STRING, .metavar = "BANDS",
+     .offset = offsetof(options, bands),
+     .help = "the bands file of kbench baseline (required)"},
+    {.name = "junit", .type = KB_OPT_STRING, .metavar = "FILE",
+     .offset = offsetof(options, junit),
+     .help = "JUnit XML: a testsuite per node, a testcase per\ncase"},
+    {0},
+};
 
 static const char *item_key(const kb_check_item *it, char *buf, size_t len)
 {
@@ -147,33 +107,33 @@ static bool any_match(const kb_check_node *nodes, size_t n)
     return false;
 }
 
-int kb_cmd_check(int argc, char **argv)
+static int check_main(void *opts, int npaths, char **paths)
 {
-    options o = {.paths = calloc((size_t)argc, sizeof *o.paths)};
-    kb_result_file *files = calloc((size_t)argc, sizeof *files);
-    kb_check_node *nodes = calloc((size_t)argc, sizeof *nodes);
+    const options *o = opts;
+    kb_result_file *files = calloc((size_t)npaths, sizeof *files);
+    kb_check_node *nodes = calloc((size_t)npaths, sizeof *nodes);
     kb_band_set bands = {0};
     bool loaded = false;
     char err[1024];
     int rc = KB_EXIT_USAGE;
-    if (!o.paths || !files || !nodes) {
+    if (!files || !nodes) {
         fputs("kbench check: out of memory\n", stderr);
         rc = KB_EXIT_RUNTIME;
         goto out;
     }
-    int p = parse_opts(argc, argv, &o);
-    if (p != 0) {
-        rc = p > 0 ? KB_EXIT_OK : KB_EXIT_USAGE;
+    if (!o->bands) {
+        fputs("kbench check: --bands BANDS is required (kbench check --help)\n",
+              stderr);
         goto out;
     }
-    if (kb_bands_read(o.bands, &bands, err, sizeof err) != 0) {
+    if (kb_bands_read(o->bands, &bands, err, sizeof err) != 0) {
         fprintf(stderr, "kbench check: %s\n", err);
         goto out;
     }
-    if (kb_result_files_load("check", o.paths, o.npaths, files) != 0)
+    if (kb_result_files_load("check", paths, npaths, files) != 0)
         goto out;
     loaded = true;
-    size_t n = (size_t)o.npaths;
+    size_t n = (size_t)npaths;
     for (size_t i = 0; i < n; i++)
         if (kb_check_node_judge(&files[i], &bands, &nodes[i]) != 0) {
             fprintf(stderr, "kbench check: out of memory judging %s\n",
@@ -196,19 +156,44 @@ int kb_cmd_check(int argc, char **argv)
     }
     print_table(nodes, n);
     rc = print_verdicts(nodes, n) ? KB_EXIT_VALIDATION : KB_EXIT_OK;
-    if (o.junit && kb_junit_write(nodes, n, bands.path, o.junit, err,
+    if (o->junit && kb_junit_write(nodes, n, bands.path, o->junit, err,
                                   sizeof err) != 0) {
         fprintf(stderr, "kbench check: %s\n", err);
         rc = KB_EXIT_RUNTIME;   /* the higher of 1 and 3 wins */
     }
 out:
-    for (int i = 0; nodes && i < argc; i++)
+    for (int i = 0; nodes && i < npaths; i++)
         kb_check_node_free(&nodes[i]);
     if (loaded)
-        kb_result_files_free(files, o.npaths);
+        kb_result_files_free(files, npaths);
     kb_band_set_free(&bands);
     free(nodes);
     free(files);
-    free(o.paths);
     return rc;
 }
+
+const kb_verb kb_verb_check = {
+    .name = "check",
+    .summary = "judge nodes' results against bands: PASS/FAIL, JUnit",
+    .synopsis = "RESULTS.jsonl... --bands BANDS [--junit FILE]",
+    .description =
+        "Judge each result file (one per node) against the bands file of\n"
+        "`kbench baseline`.  A case FAILS when it is below its band's lower\n"
+        "bound, FAILED validation or is ERROR (whatever the band),\n"
+        "MISTRUSTED, SKIPPED although banded, or missing from the node's\n"
+        "file; above the upper bound is flagged, not failed.  Cases with no\n"
+        "band are not judged unless they FAILED, ERROR or are MISTRUSTED.\n"
+        "Prints a table and one `NODE name PASS|FAIL ...` line per node, then\n"
+        "`CHECK_STATUS PASS|FAIL`; --junit writes JUnit XML (a testsuite per\n"
+        "node, a testcase per case) for ReFrame and CI servers.",
+    .min_args = 1,
+    .max_args = -1,
+    .opts_size = sizeof(options),
+    .tables = (const kb_option *const[]){check_options, NULL},
+    .run = check_main,
+    .exit_codes = "  0    every node passed\n"
+                  "  1    a case failed\n"
+                  "  2    usage or input error (a file named with its line; bands\n"
+                  "       that match no case)\n"
+                  "  3    the JUnit file could not be written\n",
+};

@@ -1,9 +1,10 @@
-/* cmd_compare.c - the `kbench compare` verb: two result files (or two
+/* compare_verb.c - `kbench compare`: two result files (or two
  * backends of one), matched case by case and judged; the Markdown on
  * stdout and every file output rendered first, then each written whole. */
 #define _GNU_SOURCE   /* open_memstream, strndup */
 #include "drivers/common/atomic_file.h"
 #include "drivers/commands.h"
+#include "drivers/common/options.h"
 #include "drivers/compare/compare.h"
 #include "drivers/results/relative_link.h"
 
@@ -21,106 +22,60 @@ typedef struct {
     bool summary;
 } options;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-        "usage: kbench compare A.jsonl B.jsonl [--json FILE] [--md FILE] [--svg FILE]\n"
-        "                      [--fail-if-slower PCT [--summary]]\n"
-        "       kbench compare RESULTS.jsonl --backends X,Y [options as above]\n"
-        "Match the cases of two runs (two builds, two machines) by descriptor,\n"
-        "kernel, backend, dtype, layout and direction, or those of backends X and\n"
-        "Y within one run, and judge each pair: both medians, ratio = A's median\n"
-        "time / B's (above 1: B is faster) with a 95 %% Hodges-Lehmann interval\n"
-        "on log times, the two-sided Mann-Whitney U p-value (exact without ties\n"
-        "and up to %d samples a side, else the normal approximation with tie and\n"
-        "continuity corrections), and a verdict: faster, slower, or ~ when\n"
-        "p >= %g or the interval holds 1.  Warns below %d samples a side and\n"
-        "lists every provenance field in which the runs differ; geometric means\n"
-        "per model and overall.  Unmatched cases are listed, not dropped.\n"
-        "The Markdown goes to stdout and to --md; --json writes the figures\n"
-        "(results/SCHEMA.md, \"kbench compare JSON\"), --svg a chart of the\n"
-        "ratios with their intervals, linked from --md.\n"
-        "--fail-if-slower PCT: exit 1 when a case is significantly slower in B\n"
-        "(verdict slower) by more than PCT %%; with --summary, when the overall\n"
-        "geometric mean is slower by more than PCT %% instead.\n"
-        "Exit codes: 0 compared (and the gate passed), 1 the gate failed,\n"
-        "2 usage or bad input (FILE:LINE named; or no case matched),\n"
-        "3 outputs not written.\n",
-        KB_MW_EXACT_MAX, KB_COMPARE_ALPHA, KB_COMPARE_MIN_SAMPLES);
-}
-
 /* --backends X,Y into two new strings.  Returns 0, or -1 after a message. */
-static int parse_backends(const char *v, options *o)
+static int parse_backends(void *opts, const char *v, const char *verb,
+                          const kb_option *opt)
 {
+    options *o = opts;
     const char *comma = strchr(v, ',');
+    if (o->backends[0]) {
+        fprintf(stderr, "kbench %s: --%s given twice\n", verb, opt->name);
+        return -1;
+    }
     if (!comma || comma == v || !comma[1] || strchr(comma + 1, ',')) {
-        fprintf(stderr, "kbench compare: --backends '%s': expected X,Y (two "
-                        "backend names)\n", v);
+        fprintf(stderr, "kbench %s: --%s '%s': expected X,Y (two backend "
+                        "names)\n", verb, opt->name, v);
         return -1;
     }
     o->backends[0] = strndup(v, (size_t)(comma - v));
     o->backends[1] = strdup(comma + 1);
     if (!o->backends[0] || !o->backends[1]) {
-        fprintf(stderr, "kbench compare: out of memory\n");
+        fprintf(stderr, "kbench %s: out of memory\n", verb);
         return -1;
     }
     if (strcmp(o->backends[0], o->backends[1]) == 0) {
-        fprintf(stderr, "kbench compare: --backends %s: two different backends "
-                        "are needed\n", v);
+        fprintf(stderr, "kbench %s: --%s %s: two different backends are "
+                        "needed\n", verb, opt->name, v);
         return -1;
     }
     return 0;
 }
 
-/* Returns 0 to compare, 1 after --help, -1 after a usage message. */
-static int parse_opts(int argc, char **argv, options *o)
+static const kb_option compare_options[] = {
+    {KB_OPTION_JSON(options, json, "the figures (results/SCHEMA.md)")},
+    {KB_OPTION_MD(options, md, "the Markdown, also printed on stdout")},
+    {KB_OPTION_SVG(options, svg, "the ratios with their intervals")},
+    {.name = "backends", .type = KB_OPT_CUSTOM, .parse = parse_backends,
+     .metavar = "X,Y", .help = "compare two backends within one result file"},
+    {.name = "fail-if-slower", .type = KB_OPT_DOUBLE, .metavar = "PCT",
+     .min = 0, .max = HUGE_VAL, .offset = offsetof(options, fail_pct),
+     .help = "exit 1 when a case is slower in B by more than\nPCT %"},
+    {.name = "summary", .type = KB_OPT_FLAG, .offset = offsetof(options, summary),
+     .help = "gate --fail-if-slower on the overall geometric\nmean instead"},
+    {0},
+};
+
+/* One file with --backends, else two; --summary only with a gate.
+ * Returns 0, or -1 after naming what is wrong. */
+static int check_options(const options *o)
 {
-    *o = (options){.fail_pct = NAN};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--json") == 0 && v) {
-            o->json = argv[++i];
-        } else if (strcmp(a, "--md") == 0 && v) {
-            o->md = argv[++i];
-        } else if (strcmp(a, "--svg") == 0 && v) {
-            o->svg = argv[++i];
-        } else if (strcmp(a, "--backends") == 0 && v) {
-            if (o->backends[0]) {
-                fprintf(stderr, "kbench compare: --backends given twice\n");
-                return -1;
-            }
-            if (parse_backends(argv[++i], o))
-                return -1;
-        } else if (strcmp(a, "--fail-if-slower") == 0 && v) {
-            o->fail_pct = strtod(argv[++i], &end);
-            if (end == v || *end || !isfinite(o->fail_pct) || o->fail_pct < 0) {
-                fprintf(stderr, "kbench compare: --fail-if-slower '%s': expected a "
-                                "percentage >= 0\n", v);
-                return -1;
-            }
-        } else if (strcmp(a, "--summary") == 0) {
-            o->summary = true;
-        } else if (a[0] != '-' && o->npaths < 2) {
-            o->paths[o->npaths++] = a;
-        } else {
-            fprintf(stderr, "kbench compare: unexpected \"%s\"%s\n", a,
-                    a[0] == '-' ? " (options that take a value need one)"
-                                : ": at most two result files");
-            usage(stderr);
-            return -1;
-        }
-    }
     int want = o->backends[0] ? 1 : 2;
     if (o->npaths != want) {
         fprintf(stderr, "kbench compare: %s, got %d\n",
                 want == 1 ? "--backends X,Y compares within one result file"
                           : "two result files are needed (or one with --backends X,Y)",
                 o->npaths);
-        usage(stderr);
+        kb_verb_usage(stderr, &kb_verb_compare, NULL);
         return -1;
     }
     if (o->summary && isnan(o->fail_pct)) {
@@ -239,18 +194,67 @@ static int compare(const options *o, kb_result_file files[2])
     return rc;
 }
 
-int kb_cmd_compare(int argc, char **argv)
+static int compare_main(void *opts, int npaths, char **paths)
 {
-    options o;
+    options *o = opts;
     kb_result_file files[2] = {{0}};
-    int rc = parse_opts(argc, argv, &o);
-    if (rc == 0)
-        rc = compare(&o, files);
-    else
-        rc = rc > 0 ? KB_EXIT_OK : KB_EXIT_USAGE;
+    for (int i = 0; i < npaths; i++)
+        o->paths[i] = paths[i];
+    o->npaths = npaths;
+    if (check_options(o))
+        return KB_EXIT_USAGE;
+    int rc = compare(o, files);
     for (int i = 0; i < 2; i++)
         kb_result_file_free(&files[i]);
-    free(o.backends[0]);
-    free(o.backends[1]);
     return rc;
 }
+
+static void compare_init(void *opts)
+{
+    ((options *)opts)->fail_pct = NAN;
+}
+
+static void compare_fini(void *opts)
+{
+    options *o = opts;
+    free(o->backends[0]);
+    free(o->backends[1]);
+}
+
+const kb_verb kb_verb_compare = {
+    .name = "compare",
+    .summary = "two runs case by case: ratios, intervals, Mann-Whitney p",
+    .synopsis = "A.jsonl B.jsonl [--json FILE] [--md FILE] [--svg FILE]\n"
+                " [--fail-if-slower PCT [--summary]]\n"
+                "RESULTS.jsonl --backends X,Y [options as above]",
+    .description =
+        "Match the cases of two runs (two builds, two machines) by descriptor,\n"
+        "kernel, backend, dtype, layout and direction, or those of backends X and\n"
+        "Y within one run, and judge each pair: both medians, ratio = A's median\n"
+        "time / B's (above 1: B is faster) with a 95 % Hodges-Lehmann interval\n"
+        "on log times, the two-sided Mann-Whitney U p-value (exact without ties\n"
+        "and up to " KB_XSTR(KB_MW_EXACT_MAX)
+        " samples a side, else the normal approximation with tie and\n"
+        "continuity corrections), and a verdict: faster, slower, or ~ when\n"
+        "p >= " KB_XSTR(KB_COMPARE_ALPHA) " or the interval holds 1.  Warns below "
+        KB_XSTR(KB_COMPARE_MIN_SAMPLES) " samples a side and\n"
+        "lists every provenance field in which the runs differ; geometric means\n"
+        "per model and overall.  Unmatched cases are listed, not dropped.\n"
+        "The Markdown goes to stdout and to --md; --json writes the figures\n"
+        "(results/SCHEMA.md, \"kbench compare JSON\"), --svg a chart of the\n"
+        "ratios with their intervals, linked from --md.\n"
+        "--fail-if-slower PCT: exit 1 when a case is significantly slower in B\n"
+        "(verdict slower) by more than PCT %; with --summary, when the overall\n"
+        "geometric mean is slower by more than PCT % instead.",
+    .min_args = 1,
+    .max_args = 2,
+    .opts_size = sizeof(options),
+    .init = compare_init,
+    .fini = compare_fini,
+    .tables = (const kb_option *const[]){compare_options, NULL},
+    .run = compare_main,
+    .exit_codes = "  0    compared (and the gate passed)\n"
+                  "  1    the gate failed\n"
+                  "  2    usage or bad input (FILE:LINE named; or no case matched)\n"
+                  "  3    outputs not written\n",
+};
