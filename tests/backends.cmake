@@ -42,3 +42,9 @@ add_test(NAME backends_table
                  ${PROJECT_SOURCE_DIR}/backends/backends.txt)
 
 include(${CMAKE_CURRENT_SOURCE_DIR}/omp_ukernels.cmake)
+
+# No backend name spelled in tests/, integrations/ or drivers/ outside
+# the files of tests/backend_names_allow.txt (each says why).
+add_test(NAME backend_names
+         COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/backend_names_test.py
+                 ${PROJECT_SOURCE_DIR})
