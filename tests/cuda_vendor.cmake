@@ -3,7 +3,7 @@
 # descriptors: dnn_shape.cmake) and the no-device path of the CLI
 # (SKIPPED, exit 0; itself skipped where a device exists).
 kb_add_test(test_blas_geometry kb_backends)   # plain C, always built
-if(KB_BACKENDS_BUILT MATCHES "cublas" AND KB_BACKENDS_BUILT MATCHES "cudnn")
+if("cublas" IN_LIST KB_BACKEND_NAMES AND "cudnn" IN_LIST KB_BACKEND_NAMES)
   add_test(NAME cli_cuda_vendor_nodevice
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_cuda_vendor_nodevice.sh
                    $<TARGET_FILE:kbench> $<TARGET_FILE:jsonl_check>)

@@ -4,23 +4,33 @@
 # (tests/gpu.cmake).  Exit 77 (ctest: skipped) when the case cannot be
 # decided on this machine.
 #
-#   gpu_test.sh CASE KBENCH BATCH BACKEND=WHAT...
+#   gpu_test.sh CASE KBENCH BATCH
 #
-# BACKEND=WHAT: each backend the case runs on; WHAT is the vendor a GPU
-# backend's no-device reason names (CUDA, HIP), `cpu` for a CPU backend.
+# The backends come from `kbench list backends --json`, in the registry's
+# order: the CPU ones for fine_cpu, the GPU ones for the others, each with
+# the vendor its no-device reason names (its device, upper-cased: CUDA,
+# HIP).
 set -uo pipefail
 
 case_name=$1 kbench=$2 batch=$3
-shift 3
 KB_TEST_PREFIX=gpu
 # shellcheck source=tests/test_lib.sh
 . "$(dirname "$0")/test_lib.sh"
 
 names=() vendors=()
-for arg in "$@"; do
-    names+=("${arg%%=*}")
-    vendors+=("${arg#*=}")
-done
+[ "$case_name" = fine_cpu ] && want=cpu || want=gpu
+while read -r name device; do
+    names+=("$name")
+    vendors+=("${device^^}")
+done < <("$kbench" list backends --json | python3 -c '
+import json, sys
+for b in json.load(sys.stdin):
+    if (b["device"] == "cpu") == (sys.argv[1] == "cpu"):
+        print(b["name"], b["device"])' "$want")
+if [ ${#names[@]} -eq 0 ]; then
+    echo "gpu_test: kbench lists no $want backend"
+    exit 1
+fi
 list=$(IFS=,; echo "${names[*]}")
 
 # has_device NAME: the backend's `kbench list backends` block has a
@@ -58,8 +68,8 @@ bad_status() {
     grep -v '^REASON' "$file" | grep -E " ($re) "
 }
 
-# CPU backends, --fill fine: nothing FAILED, the first backend (omp)
-# PASSED every case, every other one PASSED some (openblas skips NHWC).
+# CPU backends, --fill fine: nothing FAILED, the first backend (omp, the
+# registry's first, which runs every case) PASSED every case, every other one PASSED some (openblas skips NHWC).
 test_fine_cpu() {
     run_kb 0 run --fill fine --batch "$batch" --backend "$list" --reps 1 \
         --warmup 0 --min-time 0 --quiet --json "$tmp/r.jsonl"

@@ -22,11 +22,6 @@
 #define STREAM_PASSES_QUICK 3
 #define MAX_FMA 8
 
-/* The vendor GEMM of each runtime (a backend of kind "vendor"). */
-static const struct {
-    const char *runtime, *backend;
-} vendor_gemm[] = {{"cuda", "cublas"}, {"hip", "rocblas"}};
-
 /* The precisions of the matrix-unit ceiling.  f32 is strict (no TF32):
  * placement has no tf32 level (kb_roofline_precision), so a TF32 GEMM
  * would only raise the fp32 roof above what strict fp32 can reach. */
@@ -243,24 +238,46 @@ out:
     return rc;
 }
 
+/* The vendor GEMM of runtime r, from the registry: the first backend of
+ * kind "vendor" on r's device that, configured for the device, supports
+ * an f32 GEMM (one that cannot be configured is returned as it is, for
+ * the caller's configure to report).  NULL when none is built. */
+static const kb_backend *vendor_gemm(const kb_gpu_runtime *r,
+                                     const kb_backend_config *cfg)
+{
+    kb_settings set;
+    kb_problem p;
+    char why[256];
+    kb_settings_default(&set);
+    if (kb_problem_parse("m1024n1024k1024", &set, &p, why, sizeof why) != 0)
+        return NULL;
+    for (int i = 0; i < kb_backend_count(); i++) {
+        const kb_backend *b = kb_backend_at(i);
+        if (strcmp(b->kind, "vendor") != 0 || strcmp(b->device, r->name) != 0)
+            continue;
+        if (b->configure && b->configure(cfg, why, sizeof why) != 0)
+            return b;
+        if (b->supports(&p, why, sizeof why))
+            return b;
+    }
+    return NULL;
+}
+
 /* The matrix-unit ceilings: per precision the best of the shapes.
  * Returns 0, or -1 after a message. */
 static int add_vendor_gemm(kb_device *d, const kb_gpu_runtime *r, const arch_row *row,
                            bool quick, FILE *out)
 {
-    const char *name = NULL;
-    for (size_t i = 0; i < sizeof vendor_gemm / sizeof vendor_gemm[0]; i++)
-        if (strcmp(vendor_gemm[i].runtime, r->name) == 0)
-            name = vendor_gemm[i].backend;
-    const kb_backend *b = name ? kb_backend_find(name) : NULL;
-    if (!b || strcmp(b->kind, "vendor") != 0 || strcmp(b->device, r->name) != 0) {
-        fprintf(out, "%s device %d: %s not built: no matrix-unit (vendor GEMM) ceiling\n",
-                r->name, d->index, name ? name : "no vendor GEMM for this runtime");
-        return 0;
-    }
     char why[512];
     kb_backend_config cfg = {.device = d->index, .tuning = NULL, .launches = 1,
                              .flush_l2 = false};
+    const kb_backend *b = vendor_gemm(r, &cfg);
+    if (!b) {
+        fprintf(out, "%s device %d: no vendor GEMM backend built for %s: no "
+                "matrix-unit (vendor GEMM) ceiling\n", r->name, d->index, r->name);
+        return 0;
+    }
+    const char *name = b->name;
     if (b->configure && b->configure(&cfg, why, sizeof why) != 0) {
         fprintf(stderr, "kbench peaks: %s device %d: %s: %s\n", r->name, d->index, name, why);
         return -1;

@@ -124,11 +124,11 @@ if [ $mode = local ]; then
     printf 'KbenchModelCheck:\n  $index: [model]\n  resnet50:\n    fc_gflops: [1.0e+12, -0.5, null, GFLOP/s]\n' \
         >"$work/stub/references.yaml"
     for stub in flips-valid no-marker; do
-        KBENCH_BACKENDS=omp reframe "$stub" local -n '%model=resnet50' -S kbench_bin="$work/stub/$stub" \
+        KBENCH_BACKENDS=${backends%%,*} reframe "$stub" local -n '%model=resnet50' -S kbench_bin="$work/stub/$stub" \
             >"$work/$stub.log" 2>&1 && die "ReFrame passed kbench output with $stub (log: $(cat "$work/$stub.log"))"
         report_check "$stub" fail sanity || die "$stub: not failed by sanity"
     done
-    KBENCH_BACKENDS=omp RFM_REFERENCE_PREFIX="$work/stub" reframe unmet-ref local -n '%model=resnet50' \
+    KBENCH_BACKENDS=${backends%%,*} RFM_REFERENCE_PREFIX="$work/stub" reframe unmet-ref local -n '%model=resnet50' \
         -S kbench_bin="$bin" >"$work/unmet-ref.log" 2>&1 && die "ReFrame passed a reference of 1e12 GFLOP/s"
     report_check unmet-ref fail performance || die "unmet reference: not failed by performance"
 else

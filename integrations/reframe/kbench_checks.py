@@ -4,7 +4,8 @@
 #           -c integrations/reframe/kbench_checks.py -r --system local \
 #           [-S kbench_bin=build/default/kbench] [-S kernel=gemm] [-S layer=REGEX] [-S peaks=FILE]
 #
-# KBENCH_BACKENDS (comma list, default omp,openblas,onednn) is the build
+# KBENCH_BACKENDS (comma list, default every CPU backend of
+# backends/backends.txt) is the build
 # fixture's parameter: one kbench build, and one test per model, per backend.
 import os
 import re
@@ -17,22 +18,29 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before,
 
 SOURCE_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
-# What CMake needs to build each backend (omp is always built). The vendor
-# options build a backend only when its library is found, so the fixture's
-# sanity asks the binary whether it really has it.
-_CPU_ONLY = ['-DKBENCH_CUDA=OFF', '-DKBENCH_HIP=OFF']
-_NO_CPU_LIBS = ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=OFF']
-_CUDA = _NO_CPU_LIBS + ['-DKBENCH_CUDA=ON', '-DKBENCH_HIP=OFF']
-_HIP = _NO_CPU_LIBS + ['-DKBENCH_CUDA=OFF', '-DKBENCH_HIP=ON']
+# What CMake needs to build each backend alone: its switch ON and every
+# other one OFF (backends/backends.txt: NAME SWITCH DEVICE; omp has none,
+# it is always built).  The vendor options build a backend only when its
+# library is found, so the fixture's sanity asks the binary whether it
+# really has it.
+def _backend_table():
+    table = {}
+    with open(os.path.join(SOURCE_DIR, 'backends', 'backends.txt')) as f:
+        for line in f:
+            fields = line.split('#')[0].split()
+            if fields:
+                table[fields[0]] = (fields[1], fields[2])
+    return table
+
+
+BACKEND_TABLE = _backend_table()
+_SWITCHES = sorted({s for s, _ in BACKEND_TABLE.values() if s != '-'})
 BACKEND_CMAKE_OPTIONS = {
-    'omp': _NO_CPU_LIBS + _CPU_ONLY,
-    'openblas': ['-DKB_WITH_OPENBLAS=ON', '-DKB_WITH_ONEDNN=OFF'] + _CPU_ONLY,
-    'onednn': ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=ON'] + _CPU_ONLY,
-    'onednn_reorder': ['-DKB_WITH_OPENBLAS=OFF', '-DKB_WITH_ONEDNN=ON'] + _CPU_ONLY,
-    # the GPU backends, for a partition with the device
-    'cuda': _CUDA, 'cublas': _CUDA, 'cudnn': _CUDA,
-    'hip': _HIP, 'rocblas': _HIP, 'miopen': _HIP,
+    name: [f'-D{s}={"ON" if s == switch else "OFF"}' for s in _SWITCHES]
+    for name, (switch, _) in BACKEND_TABLE.items()
 }
+# The default: every CPU backend.
+_CPU_BACKENDS = [n for n, (_, dev) in BACKEND_TABLE.items() if dev == 'cpu']
 
 MODELS = ['resnet50', 'cosmoflow', 'deepcam']
 
@@ -43,7 +51,7 @@ RESULT_RE = (r'^RESULT (?=.*\blayer=(?P<layer>\S+))(?=.*\bvalue=(?P<value>\S+))'
 
 
 def _backends():
-    names = os.environ.get('KBENCH_BACKENDS', 'omp,openblas,onednn').split(',')
+    names = os.environ.get('KBENCH_BACKENDS', ','.join(_CPU_BACKENDS)).split(',')
     unknown = [n for n in names if n not in BACKEND_CMAKE_OPTIONS]
     if unknown:
         raise ValueError(f'KBENCH_BACKENDS: unknown backend(s) {unknown}; '

@@ -12,8 +12,9 @@ the CMake files under SOURCE-DIR:
   included, is one of them, and every option they name exists;
 - cmake_args() passes each backend option ON for +variant and OFF for
   ~variant, each target list with its backend variant on and not without
-  it, and KB_NATIVE OFF; every backend variant has a dependency and names
-  the backends it must build (BACKENDS);
+  it, and KB_NATIVE OFF; every backend variant has a dependency; every
+  switch of backends/backends.txt (which backends an option builds, read
+  by CMake and by the recipe's after-install check) is a variant's;
 - the share/kbench directories the recipe's sanity check expects are the
   kb_data() directories CMake installs.
 --install BUILD-DIR also installs that build (cmake --install) into a
@@ -25,6 +26,7 @@ Prints one line per failed check; exit 0 when all hold, 1 otherwise.
 """
 import argparse
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -100,12 +102,26 @@ def package_class(module):
     return cls
 
 
-def check_variants(module, directives, switches):
+def backend_table(path):
+    """{backend: switch} of a backends.txt."""
+    table = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            fields = line.split("#")[0].split()
+            if fields:
+                table[fields[0]] = fields[1]
+    return table
+
+
+def check_variants(module, directives, switches, table):
     options, targets = module.BACKEND_OPTIONS, module.TARGET_OPTIONS
     variants = {a[0] for d, a, _ in directives if d == "variant"}
-    for v in ("openblas", "onednn", "cuda", "rocm", "cuda_arch",
-              "amdgpu_target"):
+    for v in list(options) + list(targets):
         expect(v in variants, f"no variant {v!r}")
+    for b, switch in sorted(table.items()):
+        expect(switch == "-" or switch in options.values(),
+               f"backend {b!r}'s switch {switch} (backends/backends.txt) "
+               "is no variant's (BACKEND_OPTIONS)")
     for v in sorted(variants - set(options) - set(targets)):
         expect(False, f"variant {v!r} sets no CMake option "
                "(BACKEND_OPTIONS, TARGET_OPTIONS)")
@@ -122,9 +138,6 @@ def check_variants(module, directives, switches):
     for v, (backend, _) in sorted(targets.items()):
         expect(backend in options,
                f"target variant {v!r} serves {backend!r}, no backend variant")
-    expect(set(module.BACKENDS) == set(options),
-           f"BACKENDS names {sorted(module.BACKENDS)}, the backend variants "
-           f"are {sorted(options)}")
     needs = {kw.get("when") for d, _, kw in directives if d == "depends_on"}
     for v in sorted(options):
         expect(f"+{v}" in needs, f"variant {v!r} has no depends_on(when='+{v}')")
@@ -178,11 +191,14 @@ def check_install(module, build_dir):
             expect(os.path.isdir(path) and os.listdir(path),
                    f"installed prefix lacks the directory {rel} or it is empty")
         listing = subprocess.run(
-            [os.path.join(prefix, "bin", "kbench"), "list", "backends"],
-            check=True, text=True, stdout=subprocess.PIPE).stdout
-        built = {line.split()[0] for line in listing.splitlines()
-                 if line and not line[0].isspace()}
-        live = {v: set(names) <= built for v, names in module.BACKENDS.items()}
+            [os.path.join(prefix, "bin", "kbench"), "list", "backends",
+             "--json"], check=True, text=True, stdout=subprocess.PIPE).stdout
+        built = {b["name"] for b in json.loads(listing)}
+        table_path = os.path.join(prefix, "share", "kbench", "backends",
+                                  "backends.txt")
+        table = backend_table(table_path)
+        live = {v: all(b in built for b, s in table.items() if s == opt)
+                for v, opt in module.BACKEND_OPTIONS.items()}
         print("check-recipe: install check with "
               + " ".join(("+" if on else "~") + v for v, on in live.items()))
         try:
@@ -190,14 +206,16 @@ def check_install(module, build_dir):
         except module.InstallError as e:
             expect(False, f"check_backends() on {build_dir}'s install: {e}")
         # and it catches a backend that was asked for but not built
-        module.BACKENDS["nosuch"] = ("nosuch",)
+        with open(table_path, "a", encoding="utf-8") as f:
+            f.write("nosuch KB_WITH_NOSUCH cpu\n")
+        module.BACKEND_OPTIONS["nosuch"] = "KB_WITH_NOSUCH"
         try:
             cls(Spec(dict(live, nosuch=True)), prefix).check_backends()
             expect(False, "check_backends() passed a backend not built")
         except module.InstallError as e:
             expect("nosuch" in str(e), f"check_backends() said {e}")
         finally:
-            del module.BACKENDS["nosuch"]
+            del module.BACKEND_OPTIONS["nosuch"]
 
 
 def main():
@@ -209,7 +227,9 @@ def main():
     module, directives = load_recipe(args.recipe)
     switches, data_dirs = scan_cmake(args.source)
     expect(switches, f"no backend option found in {args.source}'s CMake")
-    check_variants(module, directives, switches)
+    table = backend_table(os.path.join(args.source, "backends",
+                                       "backends.txt"))
+    check_variants(module, directives, switches, table)
     check_cmake_args(module)
     check_data_dirs(module, data_dirs)
     if args.install:

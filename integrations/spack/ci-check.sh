@@ -38,14 +38,16 @@ refused() {
     fail "check-recipe refused but did not name $what: $out"
   fi
 }
-# A variant renamed in the recipe, its option left behind.
-sed 's/variant("onednn"/variant("dnnl"/' "$here/package.py" >"$tmp/renamed.py"
-refused "no variant 'onednn'" "$tmp/renamed.py" "$src"
+# A variant renamed in the recipe (the first), its option left behind.
+sed -E '0,/variant\("([a-z]+)"/s//variant("renamed_\1"/' "$here/package.py" \
+  >"$tmp/renamed.py"
+refused "no variant '" "$tmp/renamed.py" "$src"
 # CMake files only, copied so that new options can be added to them.
 mkdir "$tmp/cmake-only"
 (cd "$src" && find . \( -name build -o -name .git -o -name out \) -prune -o \
   \( -name CMakeLists.txt -o -name '*.cmake' \) -print0 |
   xargs -0 cp --parents -t "$tmp/cmake-only")
+(cd "$src" && cp --parents backends/backends.txt "$tmp/cmake-only")
 cp -r "$tmp/cmake-only" "$tmp/new-option"
 echo 'option(KB_WITH_FOO "a backend without a variant" ON)' \
   >>"$tmp/new-option/backends/CMakeLists.txt"
@@ -58,6 +60,12 @@ cp -r "$tmp/cmake-only" "$tmp/hip-renamed"
 sed -i 's/KBENCH_HIP\b/KBENCH_ROCM/g' "$tmp/hip-renamed/cmake/KbGpu.cmake"
 refused "KBENCH_HIP, which no CMake file declares" "$here/package.py" \
   "$tmp/hip-renamed"
+# A backend whose switch no variant sets (backends/backends.txt).
+cp -r "$tmp/cmake-only" "$tmp/new-backend"
+{ cat "$src/backends/backends.txt"; echo "foo KB_WITH_FOO cpu"; } \
+  >"$tmp/new-backend/backends/backends.txt"
+refused "KB_WITH_FOO (backends/backends.txt) is no variant" \
+  "$here/package.py" "$tmp/new-backend"
 # A data directory the recipe's sanity check does not know.
 cp -r "$tmp/cmake-only" "$tmp/new-data"
 echo 'kb_data(bands results/bands.jsonl)' >>"$tmp/new-data/CMakeLists.txt"

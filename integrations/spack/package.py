@@ -14,6 +14,8 @@ from spack_repo.builtin.build_systems.rocm import ROCmPackage
 
 from spack.package import *
 
+import json
+
 # variant -> the CMake option it sets, ON for +variant and OFF for ~variant.
 # Every backend is set explicitly: nothing is left to what CMake happens to
 # find on the build host.  `cuda` and `rocm` are CudaPackage's and
@@ -24,13 +26,8 @@ BACKEND_OPTIONS = {
     "cuda": "KBENCH_CUDA",
     "rocm": "KBENCH_HIP",
 }
-# variant -> the backends `kbench list backends` must show for +variant.
-BACKENDS = {
-    "openblas": ("openblas",),
-    "onednn": ("onednn",),
-    "cuda": ("cuda", "cublas", "cudnn"),
-    "rocm": ("hip", "rocblas", "miopen"),
-}
+# Which backends each option builds is kbench's own table, installed as
+# share/kbench/backends/backends.txt (NAME SWITCH DEVICE per line).
 # The GPU targets: variant -> (the backend variant it serves, the CMake
 # list it sets, with +that variant only).
 TARGET_OPTIONS = {
@@ -73,8 +70,8 @@ class Kbench(CMakePackage, CudaPackage, ROCmPackage):
     # declared with kb_data() under share/kbench/<subdir>/, where the
     # installed kbench finds them (../share/kbench from its own directory).
     sanity_check_is_file = ["bin/kbench"]
-    sanity_check_is_dir = ["share/kbench/catalog", "share/kbench/io",
-                           "share/kbench/peaks"]
+    sanity_check_is_dir = ["share/kbench/backends", "share/kbench/catalog",
+                           "share/kbench/io", "share/kbench/peaks"]
 
     def cmake_args(self):
         # Spack's compiler wrappers already compile for spec.target;
@@ -94,11 +91,18 @@ class Kbench(CMakePackage, CudaPackage, ROCmPackage):
         backend whose library it cannot use, which here means a broken
         dependency, not a choice."""
         kbench = Executable(join_path(self.prefix.bin, "kbench"))
-        listing = kbench("list", "backends", output=str)
-        built = {line.split()[0] for line in listing.splitlines()
-                 if line and not line[0].isspace()}
-        wanted = {b for v, names in BACKENDS.items()
-                  if self.spec.satisfies(f"+{v}") for b in names}
+        listing = json.loads(kbench("list", "backends", "--json", output=str))
+        built = {b["name"] for b in listing}
+        on = {option for variant, option in BACKEND_OPTIONS.items()
+              if self.spec.satisfies(f"+{variant}")}
+        wanted = set()
+        table = join_path(self.prefix.share, "kbench", "backends",
+                          "backends.txt")
+        with open(table) as f:
+            for line in f:
+                fields = line.split("#")[0].split()
+                if fields and fields[1] in on:
+                    wanted.add(fields[0])
         missing = sorted(wanted - built)
         if missing:
             raise InstallError(
