@@ -2,9 +2,9 @@
 # table (gpu_arch.conf, staged into share/kbench/peaks/), and the runs on
 # every visible GPU, which on a machine without one must each say so and
 # skip, with kbench peaks still exiting 0.
-kb_add_test(test_gpu_arch kb_peaks)
+kb_add_test(test_gpu_arch kb_machine)
 add_dependencies(test_gpu_arch kb_data_peaks)
-kb_add_test(test_gpu_peaks kb_peaks)
+kb_add_test(test_gpu_peaks kb_verb_peaks)
 add_dependencies(test_gpu_peaks kb_data_peaks)
 # The program end to end, with the runtimes this build has.
 set(kb_gpu_peaks_runtimes "")

@@ -8,7 +8,7 @@ add_test(NAME layering_verb_includes
 # runtimes.  A hit fails the configure step and names the path to it.
 set(KB_RESULTS_ONLY kb_results kb_ceilings kb_roofline kb_compare kb_merge
                     kb_acceptance)
-set(KB_BACKEND_LIBS kb_backends kb_peaks kb_memory)
+set(KB_BACKEND_LIBS kb_backends kb_machine kb_memory)
 function(kb_forbidden_links target path out)
   set(found "")
   get_target_property(libs ${target} LINK_LIBRARIES)

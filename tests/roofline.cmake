@@ -1,8 +1,8 @@
 # tests/roofline.cmake: `kbench peaks` (ceilings, plateaus, the ceilings
 # file) and the roofline placement and report.
-kb_add_test(test_plateaus kb_peaks)
+kb_add_test(test_plateaus kb_machine)
 kb_add_test(test_ceilings_io kb_ceilings)
-kb_add_test(test_peaks_cmd kb_peaks)
+kb_add_test(test_peaks_cmd kb_verb_peaks)
 add_dependencies(test_peaks_cmd kb_data_peaks)   # microarch.conf
 kb_add_test(test_placement kb_roofline)
 # The report test parses the SVG and HTML with libxml2 (libxml2-dev).
@@ -17,6 +17,6 @@ endif()
 # theoretical value; SKIPPED where the CPU or the clock is unknown.
 kb_add_test(test_cpu_id kb_driver)
 add_dependencies(test_cpu_id kb_data_peaks)
-kb_add_test(test_fma_ceiling kb_peaks)
+kb_add_test(test_fma_ceiling kb_machine)
 add_dependencies(test_fma_ceiling kb_data_peaks)
 set_tests_properties(test_fma_ceiling PROPERTIES SKIP_RETURN_CODE 77)

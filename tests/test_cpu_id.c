@@ -4,7 +4,7 @@
  * malformed table refused with its line, and the identity in the run
  * record and back through its JSON. */
 #define _GNU_SOURCE   /* fmemopen */
-#include "drivers/peaks/cpu_id.h"
+#include "drivers/machine/cpu_id.h"
 #include "drivers/record.h"
 #include "kernels/data_dir.h"
 #include "tests/check.h"

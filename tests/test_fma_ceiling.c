@@ -3,8 +3,8 @@
  * the clock measured during the run): above it, the table, the clock or
  * the flop count is wrong.  Exits 77 (ctest SKIPPED) when no precision
  * has a theoretical figure: an unknown CPU, or no clock. */
-#include "drivers/peaks/cpu_id.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/cpu_id.h"
+#include "drivers/machine/machine.h"
 #include "tests/check.h"
 
 #include <omp.h>

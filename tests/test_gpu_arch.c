@@ -3,7 +3,7 @@
  * the vector rate), a "-" cell or an unknown architecture gives no figure
  * and a reason naming it, a malformed row is refused with path:line, and
  * every row of the installed gpu_arch.conf parses. */
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/machine.h"
 #include "kernels/data_dir.h"
 #include "tests/check.h"
 

@@ -1,5 +1,5 @@
 /* test_plateaus.c - plateau detection on synthetic bandwidth sweeps. */
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/machine.h"
 #include "tests/check.h"
 
 /* A sweep from 4 KiB to 512 MiB, 4 points an octave, with plateaus at

@@ -1,6 +1,6 @@
 /* cpu_id.h - the identity of a CPU and its system, as the run record and
  * the ceilings file store it, and its JSON form (cpu_id_json.c).  Telling
- * this machine's identity is `kbench peaks`' work (drivers/peaks/cpu_id.h);
+ * this machine's identity is `kbench peaks`' work (drivers/machine/cpu_id.h);
  * reading it back from a file needs no more than this. */
 #ifndef KB_CEILINGS_CPU_ID_H
 #define KB_CEILINGS_CPU_ID_H

@@ -3,7 +3,7 @@
  * which ceiling bounds it, and whether it claims to beat its roof.
  *
  * `kbench run --peaks FILE` loads the ceilings once (kb_ceilings_load in
- * drivers/peaks/ceilings.h) and calls kb_roofline_place for every case
+ * drivers/ceilings/ceilings.h) and calls kb_roofline_place for every case
  * that ran; `kbench report` does the same for result files. */
 #ifndef KB_PLACEMENT_H
 #define KB_PLACEMENT_H

@@ -1,7 +1,7 @@
 /* bandwidth.c - memory ceilings: STREAM's kernels under STREAM's rules for
  * the DRAM figure, and a working-set sweep for the cache plateaus. */
 #include "drivers/common/clock.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/machine.h"
 
 #include <math.h>
 #include <omp.h>

@@ -1,8 +1,8 @@
 /* topology.c - core counts and cache sizes from hwloc (when built with it)
  * or from sysfs and /proc/cpuinfo, and thread pinning helpers. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_SET */
-#include "drivers/peaks/peaks.h"
-#include "drivers/peaks/cpu_id.h"
+#include "drivers/machine/machine.h"
+#include "drivers/machine/cpu_id.h"
 
 #include <omp.h>
 #include <sched.h>

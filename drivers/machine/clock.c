@@ -3,7 +3,7 @@
  * a timed chain of dependent register adds. */
 #define _GNU_SOURCE   /* syscall */
 #include "drivers/common/clock.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/machine.h"
 
 #include <linux/perf_event.h>
 #include <stdint.h>

@@ -1,12 +1,12 @@
-/* peaks.h - `kbench peaks`: measures the machine's ceilings (FMA peaks per
- * precision, cache and DRAM bandwidth; the same for each GPU) and the parts
- * it is built from: topology, the clock during the FMA runs, FMA kernels,
+/* machine.h - what the machine is and can do, as `kbench peaks` and
+ * `kbench run` need it: its ceilings (FMA peaks per precision, cache and
+ * DRAM bandwidth; the same for each GPU) and the parts they are built from: topology, the clock during the FMA runs, FMA kernels,
  * bandwidth kernels, plateaus, the GPU architecture table and GPU runs. */
-#ifndef KB_PEAKS_H
-#define KB_PEAKS_H
+#ifndef KB_MACHINE_H
+#define KB_MACHINE_H
 
 #include "drivers/ceilings/ceilings.h"
-#include "drivers/peaks/cpu_id.h"
+#include "drivers/machine/cpu_id.h"
 
 #include <stdbool.h>
 #include <stddef.h>

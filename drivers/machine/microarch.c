@@ -1,8 +1,8 @@
 /* microarch.c - the microarchitecture table (microarch.conf: FMA pipes x
  * datapath bits per precision, keyed by vendor, family, model, stepping
  * and model-name glob) and the FLOP per cycle it gives. */
-#include "drivers/peaks/conf_rows.h"
-#include "drivers/peaks/cpu_id.h"
+#include "drivers/machine/conf_rows.h"
+#include "drivers/machine/cpu_id.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

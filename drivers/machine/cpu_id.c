@@ -1,8 +1,8 @@
 /* cpu_id.c - gathers the CPU's identity (cpu_id.h): /proc/cpuinfo, the
  * topology's caches, uname, the cpufreq governor and the microarch.conf
  * row, once, for the run record and the ceilings file alike. */
-#include "drivers/peaks/cpu_id.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/cpu_id.h"
+#include "drivers/machine/machine.h"
 
 #include "kernels/data_dir.h"
 

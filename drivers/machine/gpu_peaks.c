@@ -5,7 +5,7 @@
  * (the matrix-unit, "vendor-achievable" ceiling), and the theoretical
  * figures from the device's attributes and gpu_arch.conf. */
 #include "drivers/common/clock.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/machine.h"
 
 #include "backends/backend.h"
 #include "backends/gpu/gpu_registry.h"

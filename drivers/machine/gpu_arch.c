@@ -1,8 +1,8 @@
 /* gpu_arch.c - the GPU architecture table (gpu_arch.conf: FMA and
  * matrix-unit lanes per SM per clock and datasheet bandwidth, keyed by
  * architecture and device-name glob) and the theoretical peaks it gives. */
-#include "drivers/peaks/conf_rows.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/conf_rows.h"
+#include "drivers/machine/machine.h"
 
 #include <fnmatch.h>
 #include <stdio.h>

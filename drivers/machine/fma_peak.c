@@ -1,7 +1,7 @@
 /* fma_peak.c - compute ceilings: per precision, the widest FMA kernel the
  * CPU supports (chosen at run time), many independent chains, all cores. */
 #include "drivers/common/clock.h"
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/machine.h"
 
 #include <cpuid.h>
 #include <immintrin.h>

@@ -1,5 +1,5 @@
 /* conf_rows.c - the row reader of kbench's whitespace tables (conf_rows.h). */
-#include "drivers/peaks/conf_rows.h"
+#include "drivers/machine/conf_rows.h"
 
 #include <errno.h>
 #include <stdio.h>

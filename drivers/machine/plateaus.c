@@ -1,6 +1,6 @@
 /* plateaus.c - the flat stretches of a bandwidth sweep, one per memory
  * level (L1, L2, L3, DRAM); a pure function, tested on synthetic data. */
-#include "drivers/peaks/peaks.h"
+#include "drivers/machine/machine.h"
 
 #include <math.h>
 #include <stdlib.h>
