@@ -4,6 +4,7 @@
 #include "drivers/compare/compare.h"
 
 #include "drivers/common/escape.h"
+#include "drivers/common/svg_axes.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,18 +32,9 @@ static const char *colour_of(const char *verdict)
     return "#6e7781";
 }
 
-/* The log axis: ln of its ends, always holding 1 and every interval. */
-typedef struct {
-    double lmin, lmax;
-} axis;
-
-static double x_of(const axis *ax, double ratio)
-{
-    return PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * (log(ratio) - ax->lmin) /
-                           (ax->lmax - ax->lmin);
-}
-
-static axis make_axis(const kb_compare *c)
+/* The log axis, always holding 1 and every interval, with 5 % to spare
+ * at each end. */
+static kb_axis make_axis(const kb_compare *c, const kb_svg_box *box)
 {
     double lo = 0.95, hi = 1.05;
     for (size_t i = 0; i < c->nrows; i++)
@@ -50,38 +42,26 @@ static axis make_axis(const kb_compare *c)
             lo = fmin(lo, c->rows[i].lo);
             hi = fmax(hi, c->rows[i].hi);
         }
-    double pad = 0.05 * (log(hi) - log(lo));
-    return (axis){log(lo) - pad, log(hi) + pad};
+    kb_axis ax = kb_axis_x(true, lo, hi, box);
+    kb_axis_pad(&ax, 0.05);
+    return ax;
 }
 
-/* Tick ratios are the powers of one factor, so 1.0 is one of them and
- * the steps are equal on the log axis: the smallest factor of the list
- * that gives at most MAX_TICKS ticks. */
-static const double tick_factors[] = {1.01, 1.02, 1.05, 1.1, 1.25, 1.5, 2,
-                                      5, 10, 100, 1e4};
-#define MAX_TICKS 8
-
-static void ticks(FILE *f, const axis *ax, int bottom)
+/* Tick ratios are the powers of one factor (kb_axis_step), so 1.0 is one
+ * of them, drawn dashed: no difference.  At most 8 steps. */
+static void ticks(FILE *f, const kb_axis *ax, const kb_svg_box *box)
 {
-    size_t k = 0;
-    while (k + 1 < sizeof tick_factors / sizeof tick_factors[0] &&
-           (ax->lmax - ax->lmin) / log(tick_factors[k]) > MAX_TICKS)
-        k++;
-    double step = log(tick_factors[k]);
-    for (double i = ceil(ax->lmin / step); i <= floor(ax->lmax / step); i++) {
-        double r = exp(i * step), x = x_of(ax, r);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>\n"
-                   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.3g</text>\n",
-                x, TOP - 6, x, bottom, i == 0 ? "#24292f" : "#d0d7de",
-                i == 0 ? " class=\"one\" stroke-dasharray=\"4 3\"" : "", x,
-                bottom + 16, r);
-    }
+    static const kb_tick_style st = {
+        "stroke=\"#d0d7de\"", 1,
+        "stroke=\"#24292f\" class=\"one\" stroke-dasharray=\"4 3\"", 6, 16};
+    double t[16];
+    kb_svg_ticks(f, ax, box, t, kb_axis_ticks(ax, kb_axis_step(ax, 8), t, 16), &st);
 }
 
 /* Labels longer than this are cut (the tooltip has them whole). */
 #define LABEL_MAX 60
 
-static void case_row(FILE *f, const axis *ax, const kb_cmp_row *r, int y)
+static void case_row(FILE *f, const kb_axis *ax, const kb_cmp_row *r, int y)
 {
     const char *col = colour_of(r->verdict);
     fputs("<g class=\"case\"><title>", f);
@@ -101,7 +81,8 @@ static void case_row(FILE *f, const axis *ax, const kb_cmp_row *r, int y)
     fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
                "stroke-width=\"3\"/>\n"
                "<circle cx=\"%.1f\" cy=\"%d\" r=\"4.5\" fill=\"%s\"/></g>\n",
-            x_of(ax, r->lo), y, x_of(ax, r->hi), y, col, x_of(ax, r->ratio), y, col);
+            kb_axis_px(ax, r->lo), y, kb_axis_px(ax, r->hi), y, col,
+            kb_axis_px(ax, r->ratio), y, col);
 }
 
 int kb_compare_svg(const kb_compare *c, FILE *f)
@@ -111,15 +92,13 @@ int kb_compare_svg(const kb_compare *c, FILE *f)
         n += c->rows[i].compared;
     int bottom = TOP + (n ? n : 1) * ROW;
     int height = bottom + 40 + 18 * (int)(sizeof styles / sizeof styles[0]);
-    axis ax = make_axis(c);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"%d\" y=\"20\" font-size=\"14\">Speed ratio A/B = A's median "
+    kb_svg_box box = {PLOT_LEFT, PLOT_RIGHT, TOP, bottom};
+    kb_axis ax = make_axis(c, &box);
+    kb_svg_begin(f, WIDTH, height);
+    fprintf(f, "<text x=\"20\" y=\"20\" font-size=\"14\">Speed ratio A/B = A's median "
                "time / B's (above 1: B faster), with its 95 %% Hodges-Lehmann "
-               "interval, log axis</text>\n",
-            WIDTH, height, WIDTH, height, 20);
-    ticks(f, &ax, bottom);
+               "interval, log axis</text>\n");
+    ticks(f, &ax, &box);
     int y = TOP + ROW / 2;
     for (size_t i = 0; i < c->nrows; i++)
         if (c->rows[i].compared) {
@@ -137,6 +116,5 @@ int kb_compare_svg(const kb_compare *c, FILE *f)
         kb_xml_escape(f, styles[i].legend);
         fputs("</text>\n", f);
     }
-    fputs("</svg>\n", f);
-    return ferror(f) ? -1 : 0;
+    return kb_svg_end(f);
 }

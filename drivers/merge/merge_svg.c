@@ -5,6 +5,7 @@
 #include "drivers/merge/merge.h"
 
 #include "drivers/common/escape.h"
+#include "drivers/common/svg_axes.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,27 +17,18 @@ enum { WIDTH = 1000, LEFT = 340, RIGHT = 860, TOP = 80, ROW = 24, FOOT = 60,
 static const char *const SLOW = "#D55E00", *const FAST = "#0072B2", *const PLAIN = "#555";
 
 typedef struct {
-    double lo, hi, step;         /* the ratio axis and its tick step */
+    kb_axis x;                   /* the ratio axis, on whole ticks */
+    double step;                 /* its tick step */
 } axis;
 
 static double px(const axis *a, double r)
 {
-    r = fmin(fmax(r, a->lo), a->hi);   /* off-scale values sit on the edge */
-    return LEFT + (RIGHT - LEFT) * (r - a->lo) / (a->hi - a->lo);
+    return kb_axis_px(&a->x, r);   /* off-scale values sit on the edge */
 }
 
-/* A round tick step giving about eight ticks over span. */
-static double tick_step(double span)
-{
-    static const double steps[] = {0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (span / steps[i] <= 10)
-            return steps[i];
-    return 100;
-}
-
-/* 0.8 to 1.2 at least, widened to hold every dot, on whole ticks. */
-static axis fit(const kb_merge *m)
+/* 0.8 to 1.2 at least, widened to hold every dot, on whole ticks of a
+ * round step (at most 10 steps before widening); never below 0. */
+static axis fit(const kb_merge *m, const kb_svg_box *box)
 {
     double lo = 0.8, hi = 1.2;
     for (size_t c = 0; c < m->ncases; c++)
@@ -48,9 +40,9 @@ static axis fit(const kb_merge *m)
     for (size_t i = 0; i < m->nnodes; i++)
         if (isfinite(m->nodes[i].relative))
             lo = fmin(lo, m->nodes[i].relative), hi = fmax(hi, m->nodes[i].relative);
-    axis a = {0, 0, tick_step(hi - lo)};
-    a.lo = fmax(0, floor(lo / a.step) * a.step);
-    a.hi = ceil(hi / a.step) * a.step;
+    axis a = {kb_axis_x(false, fmax(0, lo), hi, box), 0};
+    a.step = kb_axis_step(&a.x, 10);
+    kb_axis_widen(&a.x, a.step);
     return a;
 }
 
@@ -71,8 +63,11 @@ static void short_label(FILE *f, const char *s)
     kb_xml_escape(f, buf);
 }
 
-static void frame(FILE *f, const kb_merge *m, const axis *a, int bottom)
+static void frame(FILE *f, const kb_merge *m, const axis *a, const kb_svg_box *box)
 {
+    /* the 1.0 line (a node at the case's median) darker */
+    static const kb_tick_style st = {"stroke=\"#e4e4e4\"", 1, "stroke=\"#999\"", 6, 16};
+    double t[32];
     fprintf(f, "<text x=\"20\" y=\"30\" font-size=\"17\" font-weight=\"bold\">kbench "
             "merge: %zu nodes, %zu cases</text>\n", m->nnodes, m->ncases);
     fprintf(f, "<text x=\"20\" y=\"52\" font-size=\"12\">Dot: a node's GFLOP/s / the "
@@ -80,17 +75,11 @@ static void frame(FILE *f, const kb_merge *m, const axis *a, int bottom)
             "<tspan fill=\"%s\">fast</tspan> outliers labelled.</text>\n",
             m->zmax, SLOW, FAST);
     fprintf(f, "<g class=\"axis\" font-size=\"11\" fill=\"#222\">\n");
-    for (int k = 0; a->lo + k * a->step <= a->hi + 1e-9; k++) {
-        double r = a->lo + k * a->step, x = px(a, r);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>"
-                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
-                x, TOP - 6, x, bottom, fabs(r - 1) < 1e-9 ? "#999" : "#e4e4e4", x,
-                bottom + 16, r);
-    }
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\">GFLOP/s "
-            "/ the case's median over nodes</text>\n"
-            "<text x=\"%d\" y=\"%d\" font-size=\"11\">median GFLOP/s</text>\n</g>\n",
-            (LEFT + RIGHT) / 2, bottom + 36, RIGHT + 12, TOP - 10);
+    kb_svg_ticks(f, &a->x, box, t, kb_axis_ticks(&a->x, a->step, t, 32), &st);
+    kb_svg_axis_title(f, &a->x, box, 36, 13,
+                      "GFLOP/s / the case's median over nodes");
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">median GFLOP/s</text>\n</g>\n",
+            RIGHT + 12, TOP - 10);
 }
 
 /* One dot: grey, or coloured and labelled with its node when flagged. */
@@ -172,16 +161,13 @@ static void overall_strip(FILE *f, const kb_merge *m, const axis *a, double y)
 
 int kb_merge_write_svg(FILE *f, const kb_merge *m)
 {
-    axis a = fit(m);
     int bottom = TOP + (int)(m->ncases + 1) * ROW;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-            "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
-            WIDTH, bottom + FOOT, WIDTH, bottom + FOOT);
-    frame(f, m, &a, bottom);
+    kb_svg_box box = {LEFT, RIGHT, TOP, bottom};
+    axis a = fit(m, &box);
+    kb_svg_begin(f, WIDTH, bottom + FOOT);
+    frame(f, m, &a, &box);
     for (size_t c = 0; c < m->ncases; c++)
         case_strip(f, m, &a, c, TOP + ROW / 2.0 + (double)c * ROW);
     overall_strip(f, m, &a, TOP + ROW / 2.0 + (double)m->ncases * ROW);
-    fprintf(f, "</svg>\n");
-    return ferror(f) ? -1 : 0;
+    return kb_svg_end(f);
 }

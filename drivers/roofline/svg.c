@@ -2,6 +2,7 @@
 #include "drivers/roofline/svg.h"
 
 #include "drivers/common/escape.h"
+#include "drivers/common/svg_axes.h"
 #include "drivers/common/svg_marks.h"
 #include "drivers/roofline/placement.h"
 
@@ -10,6 +11,7 @@
 
 /* Geometry, in SVG user units (pixels at 100 %). */
 enum { WIDTH = 1000, HEIGHT = 640, LEFT = 80, RIGHT = 740, TOP = 50, BOTTOM = 570 };
+static const kb_svg_box BOX = {LEFT, RIGHT, TOP, BOTTOM};
 
 /* One colour per precision, for the cases and their compute roofs
  * (Okabe-Ito: distinct for colour-blind readers and in greyscale print);
@@ -22,18 +24,18 @@ static const struct {
 #define OTHER_COLOUR "#000000"
 
 typedef struct {
-    double lx0, lx1, ly0, ly1;   /* log10 of the axis ranges */
+    kb_axis x, y;                /* AI and GFLOP/s, whole decades */
     bool used[NPRECISIONS + 1];  /* precisions drawn; the last: unknown */
 } frame;
 
 static double px(const frame *fr, double x)
 {
-    return LEFT + (RIGHT - LEFT) * (log10(x) - fr->lx0) / (fr->lx1 - fr->lx0);
+    return kb_axis_px(&fr->x, x);
 }
 
 static double py(const frame *fr, double y)
 {
-    return BOTTOM - (BOTTOM - TOP) * (log10(y) - fr->ly0) / (fr->ly1 - fr->ly0);
+    return kb_axis_px(&fr->y, y);
 }
 
 static bool drawable(const kb_svg_point *p)
@@ -87,44 +89,26 @@ static void fit_axes(frame *fr, const kb_svg_chart *c, const kb_svg_point *pts, 
         x0 = 0.1, x1 = 100;
     if (!isfinite(y0))
         y0 = 1, y1 = 1000;
-    fr->lx0 = floor(log10(x0 / 2)), fr->lx1 = ceil(log10(x1 * 2));
-    fr->ly0 = floor(log10(y0 / 2)), fr->ly1 = ceil(log10(y1 * 2));
+    fr->x = kb_axis_x(true, x0 / 2, x1 * 2, &BOX);
+    fr->y = kb_axis_y(true, y0 / 2, y1 * 2, &BOX);
+    kb_axis_widen(&fr->x, 10);
+    kb_axis_widen(&fr->y, 10);
 }
 
-static void axis_label(FILE *f, double v)
-{
-    if (v >= 1)
-        fprintf(f, "%.0f", v);
-    else
-        fprintf(f, "%g", v);
-}
-
+/* A grid line and a label per decade, the box, the axes' titles. */
 static void axes(FILE *f, const frame *fr)
 {
+    static const kb_tick_style xs = {"stroke=\"#ddd\"", NAN, NULL, 0, 20};
+    static const kb_tick_style ys = {"stroke=\"#ddd\"", NAN, NULL, 0, 6};
+    double t[64];
     fprintf(f, "<g class=\"axes\" font-size=\"13\" fill=\"#222\">\n");
-    for (double d = fr->lx0; d <= fr->lx1; d++) {
-        double x = px(fr, pow(10, d));
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n",
-                x, TOP, x, BOTTOM);
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, BOTTOM + 20);
-        axis_label(f, pow(10, d));
-        fprintf(f, "</text>\n");
-    }
-    for (double d = fr->ly0; d <= fr->ly1; d++) {
-        double y = py(fr, pow(10, d));
-        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-                LEFT, y, RIGHT, y);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LEFT - 6, y + 4);
-        axis_label(f, pow(10, d));
-        fprintf(f, "</text>\n");
-    }
-    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
-            "stroke=\"#222\"/>\n", LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP);
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"14\">"
-            "Arithmetic intensity (FLOP/byte, compulsory traffic)</text>\n",
-            (LEFT + RIGHT) / 2, BOTTOM + 45);
-    fprintf(f, "<text transform=\"translate(22 %d) rotate(-90)\" text-anchor=\"middle\" "
-            "font-size=\"14\">Performance (GFLOP/s)</text>\n</g>\n", (TOP + BOTTOM) / 2);
+    kb_svg_ticks(f, &fr->x, &BOX, t, kb_axis_ticks(&fr->x, 10, t, 64), &xs);
+    kb_svg_ticks(f, &fr->y, &BOX, t, kb_axis_ticks(&fr->y, 10, t, 64), &ys);
+    kb_svg_box_draw(f, &BOX);
+    kb_svg_axis_title(f, &fr->x, &BOX, 45, 14,
+                      "Arithmetic intensity (FLOP/byte, compulsory traffic)");
+    kb_svg_axis_title(f, &fr->y, &BOX, LEFT - 22, 14, "Performance (GFLOP/s)");
+    fprintf(f, "</g>\n");
 }
 
 /* One device's ceilings: a horizontal line per precision, labelled at the
@@ -136,11 +120,10 @@ static void ceilings(FILE *f, const frame *fr, const kb_device *d, const char *d
     for (int i = 0; i < d->nceilings; i++)
         if (d->ceilings[i].kind == KB_CEIL_COMPUTE)
             top = fmax(top, d->ceilings[i].value);
-    double ymax = pow(10, fr->ly1), ymin = pow(10, fr->ly0);
-    double xmin = pow(10, fr->lx0), xmax = pow(10, fr->lx1);
-    /* slope of a diagonal in pixels, for its label */
-    double angle = -atan2((double)(BOTTOM - TOP) / (fr->ly1 - fr->ly0),
-                          (double)(RIGHT - LEFT) / (fr->lx1 - fr->lx0)) * 180 / M_PI;
+    double ymax = fr->y.hi, ymin = fr->y.lo, xmin = fr->x.lo, xmax = fr->x.hi;
+    /* slope of a diagonal in pixels (one decade up per decade across),
+     * for its label */
+    double angle = atan2(kb_axis_scale(&fr->y), kb_axis_scale(&fr->x)) * 180 / M_PI;
     fprintf(f, "<g class=\"ceilings\" stroke=\"#555\" stroke-width=\"1.5\" "
             "stroke-dasharray=\"%s\" font-size=\"12\">\n", dash);
     for (int i = 0; i < d->nceilings; i++) {
@@ -280,10 +263,7 @@ int kb_svg_write(FILE *f, const kb_svg_chart *c, const kb_svg_point *pts, int n)
     for (int i = 0; i < n; i++)
         any_above |= drawable(&pts[i]) && pts[i].above_roof;
     fit_axes(&fr, c, pts, n);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-            "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
-            WIDTH, HEIGHT, WIDTH, HEIGHT);
+    kb_svg_begin(f, WIDTH, HEIGHT);
     fprintf(f, "<text x=\"%d\" y=\"30\" font-size=\"17\" font-weight=\"bold\">", LEFT);
     kb_xml_escape(f, c->title);
     fprintf(f, "</text>\n");
@@ -299,6 +279,5 @@ int kb_svg_write(FILE *f, const kb_svg_chart *c, const kb_svg_point *pts, int n)
     }
     int drawn = points(f, &fr, pts, n);
     legend(f, &fr, c, any_above);
-    fprintf(f, "</svg>\n");
-    return ferror(f) ? -1 : drawn;
+    return kb_svg_end(f) ? -1 : drawn;
 }

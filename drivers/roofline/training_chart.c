@@ -3,6 +3,7 @@
 #include "drivers/roofline/training_chart.h"
 
 #include "drivers/common/escape.h"
+#include "drivers/common/svg_axes.h"
 #include "kernels/kernel_table.h"
 
 #include <math.h>
@@ -41,12 +42,12 @@ static const char *colour_of(const char *name)
     return "#cccccc";
 }
 
-/* One stack at row y, x scaled by px_per_s.  Parts of no time draw
- * nothing. */
+/* One stack at row y, from the start of the seconds axis.  Parts of no
+ * time draw nothing. */
 static void stack(FILE *f, const kb_step_stack *s, const char *what, double y,
-                  double px_per_s)
+                  const kb_axis *secs)
 {
-    double x = LEFT;
+    double x = LEFT, px_per_s = kb_axis_scale(secs);
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">"
             "%s</text>\n", LEFT - 6, y + BAR - 4, what);
     for (int i = 0; i < s->n; i++) {
@@ -90,16 +91,16 @@ int kb_training_chart_write(FILE *f, const kb_step_bar *bars, int n)
     double top = 0;
     for (int b = 0; b < n; b++)
         top = fmax(top, isfinite(bars[b].measured_s) ? bars[b].measured_s : 0);
-    double px_per_s = top > 0 ? (RIGHT - LEFT) / top : 0;
     int height = TOP + n * ROW + 60;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-            "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
-            "<text x=\"20\" y=\"28\" font-size=\"17\" font-weight=\"bold\">"
+    /* bar lengths: 0 s at LEFT, the longest step at RIGHT */
+    kb_svg_box box = {LEFT, RIGHT, TOP, height - 60};
+    kb_axis secs = kb_axis_x(false, 0, top, &box);
+    kb_svg_begin(f, WIDTH, height);
+    fprintf(f, "<text x=\"20\" y=\"28\" font-size=\"17\" font-weight=\"bold\">"
             "Kernel time per training step, by pass and by kernel kind</text>\n"
             "<text x=\"20\" y=\"46\" font-size=\"12\">bar length: seconds per "
             "step (the longest is %.4g s); an incomplete step shows only what "
-            "was measured</text>\n", WIDTH, height, WIDTH, height, top);
+            "was measured</text>\n", top);
     for (int b = 0; b < n; b++) {
         const kb_step_bar *s = &bars[b];
         double y = TOP + b * ROW;
@@ -114,10 +115,10 @@ int kb_training_chart_write(FILE *f, const kb_step_bar *bars, int n)
                 "fill=\"#555\">", y + BAR + 14);
         kb_xml_escape(f, s->series);
         fprintf(f, "</text>\n");
-        stack(f, &s->by_pass, "pass", y, px_per_s);
-        stack(f, &s->by_kind, "kind", y + BAR + 4, px_per_s);
+        stack(f, &s->by_pass, "pass", y, &secs);
+        stack(f, &s->by_kind, "kind", y + BAR + 4, &secs);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\"%s>",
-                LEFT + s->measured_s * px_per_s + 6, y + BAR + 2,
+                kb_axis_px(&secs, s->measured_s) + 6, y + BAR + 2,
                 s->complete ? "" : " fill=\"#a00\"");
         if (s->complete)
             fprintf(f, "%.4g s", s->measured_s);
@@ -127,8 +128,7 @@ int kb_training_chart_write(FILE *f, const kb_step_bar *bars, int n)
         fprintf(f, "</text></g>\n");
     }
     legend(f, bars, n, TOP + n * ROW + 20);
-    fprintf(f, "</svg>\n");
-    return ferror(f) ? -1 : 0;
+    return kb_svg_end(f);
 }
 
 /* The array `key` of {name_key, "time_s"} objects into st.  Returns 0,
