@@ -3,7 +3,6 @@
  * which also writes every usage and help text from the same records. */
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
-#include "drivers/roofline/report.h"
 #include "iostage/cli/io.h"
 
 #include "buildinfo.h"
@@ -16,20 +15,13 @@ static const kb_verb *const verbs[] = {
     &kb_verb_run,
     &kb_verb_list,
     &kb_verb_peaks,
+    &kb_verb_report,
     &kb_verb_io,
     &kb_verb_baseline,
     &kb_verb_check,
     &kb_verb_merge,
     &kb_verb_compare,
     NULL,
-};
-
-/* Verbs still parsing their own options (being moved onto the table). */
-static const struct {
-    const char *name;
-    int (*fn)(int argc, char **argv);
-} legacy[] = {
-    {"report", kb_cmd_report},
 };
 
 /* Returns the verb's exit code, 0 for --help/--version, or 2 for a
@@ -48,9 +40,6 @@ int kb_main(int argc, char **argv)
     for (const kb_verb *const *v = verbs; *v; v++)
         if (strcmp(argv[1], (*v)->name) == 0)
             return kb_verb_main(*v, NULL, argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++)
-        if (strcmp(argv[1], legacy[i].name) == 0)
-            return legacy[i].fn(argc - 1, argv + 1);
 
     fprintf(stderr, "kbench: unknown verb '%s'; expected one of:", argv[1]);
     for (const kb_verb *const *v = verbs; *v; v++)

@@ -14,6 +14,7 @@ struct kb_verb;
 extern const struct kb_verb kb_verb_run;      /* run/ */
 extern const struct kb_verb kb_verb_list;     /* list/ */
 extern const struct kb_verb kb_verb_peaks;    /* peaks/ */
+extern const struct kb_verb kb_verb_report;   /* report/ */
 extern const struct kb_verb kb_verb_baseline; /* baseline/ */
 extern const struct kb_verb kb_verb_check;    /* check/ */
 extern const struct kb_verb kb_verb_merge;    /* merge/ */

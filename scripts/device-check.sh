@@ -145,7 +145,7 @@ step conv-sweep 15 "$kb" run "${descs[@]}" --backend "$hand,$conv_vendor" \
 for f in "${catalog_files[@]}"; do
     model=$(basename "$f" .jsonl)
     [ -s "$f" ] || { note "no $f: no report"; failed=1; continue; }
-    cmd=("$kb" report "$f" --out "$out/report/$model")
+    cmd=("$kb" report "$f" --outdir "$out/report/$model")
     [ -s "$out/ceilings.json" ] && cmd+=(--peaks "$out/ceilings.json")
     rc=0 t0=$SECONDS
     mkdir -p "$out/report"

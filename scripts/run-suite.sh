@@ -20,7 +20,7 @@ status=0
 build/default/kbench run --peaks out/peaks.json --json out/results.jsonl \
     --csv out/results.csv "$@" || status=$?
 # The report shows whatever finished, even after a failed case.
-build/default/kbench report out/results.jsonl --peaks out/peaks.json --out out/report
+build/default/kbench report out/results.jsonl --peaks out/peaks.json --outdir out/report
 echo "results: $(pwd)/out/results.jsonl (JSON Lines, results/SCHEMA.md)," \
      "$(pwd)/out/results.csv; roofline report: $(pwd)/out/report/report.html;" \
      "kbench run exit code $status"

@@ -6,7 +6,7 @@ add_test(NAME layering_verb_includes
 # from these targets' link libraries, followed through the tree, is
 # checked at configure time against the backend libraries and the GPU
 # runtimes.  A hit fails the configure step and names the path to it.
-set(KB_RESULTS_ONLY kb_results kb_ceilings kb_roofline kb_compare kb_merge
+set(KB_RESULTS_ONLY kb_results kb_ceilings kb_roofline kb_report kb_compare kb_merge
                     kb_acceptance)
 set(KB_BACKEND_LIBS kb_backends kb_machine kb_memory)
 function(kb_forbidden_links target path out)

@@ -2,10 +2,12 @@
  * hold one point per PASSED case (two files overlaid: both sets), the
  * above-roof case is flagged, a CPU case and a GPU case get a chart each
  * under their own device's ceilings (a GPU without ceilings: not placed,
- * with the reason), and bad inputs give exit code 2. */
+ * with the reason), bad inputs give exit code 2 (a results file of
+ * another schema named at its line, as compare and check do), and the
+ * old --out still works, with a notice. */
 #include "drivers/commands.h"
 #include "drivers/ceilings/ceilings.h"
-#include "drivers/roofline/report.h"
+#include "drivers/common/options.h"
 #include "tests/check.h"
 
 #include <libxml/HTMLparser.h>
@@ -13,23 +15,38 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 static char dir[] = "/tmp/kb_report_XXXXXX";
 
+/* The run record's start, of the schema the reader takes. */
+#define RUN_HEAD "{\"type\":\"run\",\"schema\":\"kbench.results/2\","
+/* The fields of a case record that report does not show, and where the
+ * GFLOP/s come from: flops / the median of samples_s. */
+#define CASE(SEQ, DESC, LAYOUT, DIR) \
+    "{\"type\":\"case\",\"seq\":" #SEQ ",\"desc\":\"" DESC "\",\"count\":1," \
+    "\"layout\":\"" LAYOUT "\",\"dir\":\"" DIR "\","
+
 static const char *results_text =
-    "{\"type\":\"run\",\"host\":\"h1\",\"git_commit\":\"0123456789abcdef\","
+    RUN_HEAD "\"host\":\"h1\",\"git_commit\":\"0123456789abcdef\","
     "\"backends\":{\"omp\":{\"device\":\"cpu\"}}}\n"
-    "{\"type\":\"case\",\"model\":\"resnet50\",\"layer\":\"res2a<&>\",\"kernel\":\"conv2d\","
-    "\"backend\":\"omp\",\"dtype\":\"f32\",\"flops\":2e9,\"bytes\":1e7,\"gflops\":100,"
-    "\"status\":\"PASSED\"}\n"
-    "{\"type\":\"case\",\"model\":\"resnet50\",\"layer\":\"fc\",\"kernel\":\"gemm\","
-    "\"backend\":\"openblas\",\"dtype\":\"f32\",\"flops\":1e8,\"bytes\":1e8,\"gflops\":5,"
-    "\"status\":\"PASSED\"}\n"
-    "{\"type\":\"case\",\"model\":\"deepcam\",\"layer\":\"bn\",\"kernel\":\"bnorm\","
-    "\"backend\":\"omp\",\"dtype\":\"f64\",\"flops\":1e6,\"bytes\":1e6,\"gflops\":1,"
-    "\"status\":\"PASSED\"}\n"
-    "{\"type\":\"case\",\"model\":\"cosmoflow\",\"layer\":\"c2\",\"kernel\":\"conv3d\","
-    "\"backend\":\"onednn\",\"dtype\":\"f32\",\"status\":\"SKIPPED\",\"reason\":\"no 3D\"}\n"
+    CASE(1, "mb1ic64ih56oc64kh3ph1", "NCHW", "FWD_D")
+    "\"model\":\"resnet50\",\"layer\":\"res2a<&>\",\"kernel\":\"conv2d\","
+    "\"backend\":\"omp\",\"dtype\":\"f32\",\"flops\":2e9,\"bytes\":1e7,"
+    "\"samples_s\":[0.02],\"status\":\"PASSED\"}\n"
+    CASE(2, "m1000n1k2048", "row-major", "FWD_D")
+    "\"model\":\"resnet50\",\"layer\":\"fc\",\"kernel\":\"gemm\","
+    "\"backend\":\"openblas\",\"dtype\":\"f32\",\"flops\":1e8,\"bytes\":1e8,"
+    "\"samples_s\":[0.02],\"status\":\"PASSED\"}\n"
+    CASE(3, "mb1ic8ih8", "NCHW", "FWD_D")
+    "\"model\":\"deepcam\",\"layer\":\"bn\",\"kernel\":\"bnorm\","
+    "\"backend\":\"omp\",\"dtype\":\"f64\",\"flops\":1e6,\"bytes\":1e6,"
+    "\"samples_s\":[0.001],\"status\":\"PASSED\"}\n"
+    CASE(4, "mb1ic8id8ih8iw8oc8kd3kh3kw3", "NCDHW", "FWD_D")
+    "\"model\":\"cosmoflow\",\"layer\":\"c2\",\"kernel\":\"conv3d\","
+    "\"backend\":\"onednn\",\"dtype\":\"f32\",\"flops\":1e6,\"bytes\":1e6,"
+    "\"status\":\"SKIPPED\",\"reason\":\"no 3D\"}\n"
     "{\"type\":\"summary\",\"passed\":3}\n";
 
 /* SYNTHETIC: one omp case and one cuda case on a made-up GPU (uuid
@@ -39,17 +56,20 @@ static const char *results_text =
  * GFLOP/s) it would be far above its roof. */
 #define SYNTH_UUID "GPU-5e5e5e5e-0000-0000-0000-000000000001"
 static const char *gpu_results_fmt =
-    "{\"type\":\"run\",\"host\":\"h2\",\"git_commit\":\"fedcba9876543210\","
+    RUN_HEAD "\"host\":\"h2\",\"git_commit\":\"fedcba9876543210\","
     "\"cpu_model\":\"Synthetic CPU\",\"backends\":{"
     "\"omp\":{\"kind\":\"hand\",\"device_kind\":\"cpu\",\"device\":\"cpu\"},"
     "\"cuda\":{\"kind\":\"hand\",\"device_kind\":\"cuda\",\"device\":\"0: Synthetic GPU\","
     "\"device_uuid\":\"%s\"}}}\n"
-    "{\"type\":\"case\",\"model\":\"resnet50\",\"layer\":\"conv1\",\"kernel\":\"conv2d\","
-    "\"backend\":\"omp\",\"dtype\":\"f32\",\"flops\":2e9,\"bytes\":1e7,\"gflops\":100,"
-    "\"status\":\"PASSED\"}\n"
-    "{\"type\":\"case\",\"model\":\"resnet50\",\"layer\":\"fc1000\",\"kernel\":\"gemm\","
-    "\"backend\":\"cuda\",\"dtype\":\"f32\",\"flops\":1e12,\"bytes\":1e9,\"gflops\":30000,"
-    "\"status\":\"PASSED\"}\n";
+    CASE(1, "mb1ic3ih224oc64kh7sh2ph3", "NCHW", "FWD_D")
+    "\"model\":\"resnet50\",\"layer\":\"conv1\",\"kernel\":\"conv2d\","
+    "\"backend\":\"omp\",\"dtype\":\"f32\",\"flops\":2e9,\"bytes\":1e7,"
+    "\"samples_s\":[0.02],\"status\":\"PASSED\"}\n"
+    CASE(2, "m1000n1k2048", "row-major", "FWD_D")
+    "\"model\":\"resnet50\",\"layer\":\"fc1000\",\"kernel\":\"gemm\","
+    "\"backend\":\"cuda\",\"dtype\":\"f32\",\"flops\":1e12,\"bytes\":1e9,"
+    "\"samples_s\":[0.03333333333333333],\"status\":\"PASSED\"}\n"
+    "{\"type\":\"summary\",\"passed\":2}\n";
 
 static void put(const char *name, const char *text)
 {
@@ -76,7 +96,28 @@ static int report(int n, const char **args)
     char *argv[16] = {"report"};
     for (int i = 0; i < n; i++)
         argv[i + 1] = (char *)args[i];
-    return kb_cmd_report(n + 1, argv);
+    return kb_verb_main(&kb_verb_report, NULL, n + 1, argv);
+}
+
+/* report with stderr captured into err[len].  Returns its exit code. */
+static int report_err(int n, const char **args, char *err, size_t len)
+{
+    fflush(stderr);
+    int saved = dup(2), fd = open(at("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (saved < 0 || fd < 0)
+        return -1;
+    dup2(fd, 2);
+    close(fd);
+    int rc = report(n, args);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fopen(at("stderr"), "r");
+    size_t k = f ? fread(err, 1, len - 1, f) : 0;
+    if (f)
+        fclose(f);
+    err[k] = '\0';
+    return rc;
 }
 
 /* Number of nodes matching xpath in doc; -1 when doc is NULL. */
@@ -153,7 +194,7 @@ static void check_devices(const kb_ceilings *cpu_only)
     kb_device_add_ceiling(g, KB_CEIL_MEMORY, "stream-triad", "DRAM", 3000, 0);
     CHECK(kb_ceilings_save(c, at("two.json"), err, sizeof err) == 0);
 
-    const char *a[] = {at("gpu.jsonl"), "--peaks", at("two.json"), "--out", at("g1")};
+    const char *a[] = {at("gpu.jsonl"), "--peaks", at("two.json"), "--outdir", at("g1")};
     CHECK(report(5, a) == KB_EXIT_OK);
     CHECK(svg_points(at("g1"), "roofline.svg") == 1);     /* the CPU's */
     CHECK(svg_points(at("g1"), "roofline-2.svg") == 1);   /* the GPU's */
@@ -181,7 +222,7 @@ static void check_devices(const kb_ceilings *cpu_only)
     free(html);
 
     /* another GPU of the kind: under the first cuda device's, said so */
-    const char *b[] = {at("gpu_other.jsonl"), "--peaks", at("two.json"), "--out", at("g2")};
+    const char *b[] = {at("gpu_other.jsonl"), "--peaks", at("two.json"), "--outdir", at("g2")};
     CHECK(report(5, b) == KB_EXIT_OK);
     md = slurp(at("g2"), "report.md");
     CHECK(md && strstr(row_of(md, "fc1000", row, sizeof row),
@@ -191,7 +232,7 @@ static void check_devices(const kb_ceilings *cpu_only)
 
     /* no cuda device in the ceilings: the GPU case is not placed, and the
      * report says why; the CPU case still is */
-    const char *d[] = {at("gpu.jsonl"), "--peaks", at("peaks.json"), "--out", at("g3")};
+    const char *d[] = {at("gpu.jsonl"), "--peaks", at("peaks.json"), "--outdir", at("g3")};
     CHECK(report(5, d) == KB_EXIT_OK);
     CHECK(svg_points(at("g3"), "roofline.svg") == 1);
     CHECK(svg_points(at("g3"), "roofline-2.svg") == 1);
@@ -233,7 +274,9 @@ int main(void)
         return 1;
     put("r1.jsonl", results_text);
     put("r2.jsonl", results_text);
-    put("bad.jsonl", "{\"type\":\"run\"}\nnot json\n");
+    put("bad.jsonl", RUN_HEAD "\"host\":\"h1\"}\nnot json\n");
+    put("schema1.jsonl", "{\"type\":\"run\",\"schema\":\"kbench.results/1\","
+                         "\"host\":\"h1\"}\n");
     put("empty.jsonl", "");
     /* a machine: fp32 200, fp64 100 GFLOP/s, DRAM 20 GB/s */
     kb_ceilings *c = calloc(1, sizeof *c);
@@ -251,7 +294,7 @@ int main(void)
 
     /* one file: 3 PASSED points, none above its roof (the GEMM makes
      * 5 GFLOP/s at AI 1 under a 20 GB/s roof) */
-    const char *a1[] = {at("r1.jsonl"), "--peaks", at("peaks.json"), "--out", at("o1")};
+    const char *a1[] = {at("r1.jsonl"), "--peaks", at("peaks.json"), "--outdir", at("o1")};
     CHECK(report(5, a1) == KB_EXIT_OK);
     check_outputs(at("o1"), 3, 0);
 
@@ -260,12 +303,12 @@ int main(void)
     c->devices[0].ceilings[2].value = 2;
     CHECK(kb_ceilings_save(c, at("slow.json"), err, sizeof err) == 0);
     const char *a2[] = {at("r1.jsonl"), at("r2.jsonl"), "--peaks", at("slow.json"),
-                        "--out", at("o2")};
+                        "--outdir", at("o2")};
     CHECK(report(6, a2) == KB_EXIT_OK);
     check_outputs(at("o2"), 6, 2);
 
     /* no ceilings: still a chart and tables, and the report says so */
-    const char *a3[] = {at("r1.jsonl"), "--out", at("o3")};
+    const char *a3[] = {at("r1.jsonl"), "--outdir", at("o3")};
     CHECK(report(3, a3) == KB_EXIT_OK);
     check_outputs(at("o3"), 3, 0);
     FILE *md = fopen(at("o3/report.md"), "r");
@@ -279,21 +322,50 @@ int main(void)
     CHECK(strstr(buf, "roofline.svg") != NULL);
 
     /* bad inputs are usage errors */
-    const char *b1[] = {at("r1.jsonl"), "--peaks", at("notpeaks.json"), "--out", at("o4")};
+    const char *b1[] = {at("r1.jsonl"), "--peaks", at("notpeaks.json"), "--outdir", at("o4")};
     CHECK(report(5, b1) == KB_EXIT_USAGE);
-    const char *b2[] = {at("r1.jsonl"), "--peaks", at("missing.json"), "--out", at("o4")};
+    const char *b2[] = {at("r1.jsonl"), "--peaks", at("missing.json"), "--outdir", at("o4")};
     CHECK(report(5, b2) == KB_EXIT_USAGE);
-    const char *b3[] = {at("bad.jsonl"), "--out", at("o4")};
+    const char *b3[] = {at("bad.jsonl"), "--outdir", at("o4")};
     CHECK(report(3, b3) == KB_EXIT_USAGE);
-    const char *b4[] = {at("empty.jsonl"), "--out", at("o4")};
+    const char *b4[] = {at("empty.jsonl"), "--outdir", at("o4")};
     CHECK(report(3, b4) == KB_EXIT_USAGE);
     const char *b5[] = {at("r1.jsonl")};
     CHECK(report(1, b5) == KB_EXIT_USAGE);
-    const char *b6[] = {at("nope.jsonl"), "--out", at("o4")};
+    const char *b6[] = {at("nope.jsonl"), "--outdir", at("o4")};
     CHECK(report(3, b6) == KB_EXIT_USAGE);
-    const char *b7[] = {at("r1.jsonl"), "--level", "L4", "--out", at("o4")};
+    const char *b7[] = {at("r1.jsonl"), "--level", "L4", "--outdir", at("o4")};
     CHECK(report(5, b7) == KB_EXIT_USAGE);
+
+    /* read as compare and check read results: another schema, or a line
+     * that is not JSON, is refused with its file and line */
+    char msg[2048], where[256];
+    const char *b8[] = {at("schema1.jsonl"), "--outdir", at("o4")};
+    CHECK(report_err(3, b8, msg, sizeof msg) == KB_EXIT_USAGE);
+    snprintf(where, sizeof where, "kbench report: %s:1: schema \"kbench.results/1\"",
+             at("schema1.jsonl"));
+    CHECK(strstr(msg, where) != NULL);
+    const char *b9[] = {at("bad.jsonl"), "--outdir", at("o4")};
+    CHECK(report_err(3, b9, msg, sizeof msg) == KB_EXIT_USAGE);
+    snprintf(where, sizeof where, "kbench report: %s:2: ", at("bad.jsonl"));
+    CHECK(strstr(msg, where) != NULL);
+    CHECK(access(at("o4"), F_OK) != 0);   /* nothing written */
+
+    /* --k=v, and the old --out DIR: still written, with a notice */
+    char eq[200];
+    snprintf(eq, sizeof eq, "--outdir=%s", at("o5"));
+    const char *c1[] = {at("r1.jsonl"), "--level=DRAM", eq};
+    CHECK(report(3, c1) == KB_EXIT_OK);
+    check_outputs(at("o5"), 3, 0);
+    const char *c2[] = {at("r1.jsonl"), "--out", at("o6")};
+    CHECK(report_err(3, c2, msg, sizeof msg) == KB_EXIT_OK);
+    CHECK(strstr(msg, "kbench report: --out is now --outdir") != NULL);
+    check_outputs(at("o6"), 3, 0);
     free(c);
     xmlCleanupParser();
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", dir);
     return CHECK_DONE();
 }

@@ -173,7 +173,7 @@ test_report_bars() {
     # one case relabelled bf16, for its colour
     edit "$tmp/t.jsonl" "$tmp/p.jsonl" \
         'if r.get("seq") == 1: r["dtype"] = "bf16:bf16:f32"'
-    run_kb 0 report "$tmp/p.jsonl" --out "$tmp/rep"
+    run_kb 0 report "$tmp/p.jsonl" --outdir "$tmp/rep"
     [ -s "$tmp/rep/training.svg" ] || fail "no training.svg"
     python3 - "$tmp/p.jsonl" "$tmp/rep" "$backends" <<'PY' || fail "report charts"
 import json, sys

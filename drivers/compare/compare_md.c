@@ -3,6 +3,8 @@
  * cases, the gate, and how every figure was computed. */
 #include "drivers/compare/compare.h"
 #include "drivers/common/escape.h"
+#include "drivers/common/md_table.h"
+#include "drivers/common/numfmt.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -21,19 +23,6 @@ static const char *run_str(const kb_result_file *file, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "?";
 }
 
-/* A time with a unit that keeps 4 significant digits readable. */
-static void put_time(FILE *f, double s)
-{
-    static const struct {
-        double scale;
-        const char *unit;
-    } units[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
-    size_t i = 0;
-    while (i + 1 < sizeof units / sizeof units[0] && s < units[i].scale)
-        i++;
-    fprintf(f, "%.4g %s", s / units[i].scale, units[i].unit);
-}
-
 static void sides(const kb_compare *c, FILE *f)
 {
     if (c->backend_a) {
@@ -43,19 +32,19 @@ static void sides(const kb_compare *c, FILE *f)
                 run_str(c->fa, "git_commit"));
         return;
     }
-    fputs("| | file | host | commit | compiler | build flags |\n"
-          "|---|---|---|---|---|---|\n", f);
+    static const char *const head[] = {"", "file", "host", "commit", "compiler",
+                                       "build flags"};
+    kb_md_table_head(f, head, 6, NULL);
     const kb_result_file *files[] = {c->fa, c->fb};
     for (int i = 0; i < 2; i++) {
-        fprintf(f, "| **%c** | ", "AB"[i]);
-        kb_md_escape(f, files[i]->path);
-        fputs(" | ", f);
-        kb_md_escape(f, files[i]->host);
-        fprintf(f, " | %.12s | ", run_str(files[i], "git_commit"));
-        kb_md_escape(f, run_str(files[i], "compiler"));
-        fputs(" | ", f);
-        kb_md_escape(f, run_str(files[i], "build_flags"));
-        fputs(" |\n", f);
+        kb_md_row_begin(f);
+        kb_md_cellf(f, "**%c**", "AB"[i]);
+        kb_md_cell(f, files[i]->path);
+        kb_md_cell(f, files[i]->host);
+        kb_md_cellf(f, "%.12s", run_str(files[i], "git_commit"));
+        kb_md_cell(f, run_str(files[i], "compiler"));
+        kb_md_cell(f, run_str(files[i], "build_flags"));
+        kb_md_row_end(f);
     }
     fputc('\n', f);
 }
@@ -100,41 +89,55 @@ static void warnings(const kb_compare *c, FILE *f)
 
 static void row(const kb_cmp_row *r, FILE *f)
 {
-    fputs("| ", f);
-    kb_md_escape(f, r->label);
-    fprintf(f, " | %s | ", r->a->kernel);
+    char backend[160], what[160], ta[32], tb[32];
     if (strcmp(r->a->backend, r->b->backend) == 0)
-        fputs(r->a->backend, f);
+        snprintf(backend, sizeof backend, "%s", r->a->backend);
     else
-        fprintf(f, "%s → %s", r->a->backend, r->b->backend);
-    fprintf(f, " | %s %s %s | ", r->a->dtype, r->a->layout, r->a->dir);
+        snprintf(backend, sizeof backend, "%s → %s", r->a->backend, r->b->backend);
+    snprintf(what, sizeof what, "%s %s %s", r->a->dtype, r->a->layout, r->a->dir);
+    kb_md_row_begin(f);
+    kb_md_cell(f, r->label);
+    kb_md_cell(f, r->a->kernel);
+    kb_md_cell(f, backend);
+    kb_md_cell(f, what);
     if (!r->compared) {
-        fprintf(f, "| | | | | | | n/a | %s |\n", r->why);
+        for (int i = 0; i < 7; i++)   /* the figures, from A median to test */
+            kb_md_cell(f, "");
+        kb_md_cell(f, "n/a");
+        kb_md_cell(f, r->why);
+        kb_md_row_end(f);
         return;
     }
-    put_time(f, r->a->median_s);
-    fputs(" | ", f);
-    put_time(f, r->b->median_s);
-    fprintf(f, " | %lld / %lld | %.3f | %.3f – %.3f | %.3g | %s | **%s** | %s%s%s |\n",
-            (long long)r->a->nsamples, (long long)r->b->nsamples, r->ratio,
-            r->lo, r->hi, r->mw.p, kb_mw_method_name(r->mw.method), r->verdict,
-            r->few ? "few samples" : "", r->few && r->gated ? "; " : "",
-            r->gated ? "**over the gate**" : "");
+    kb_md_cell(f, kb_fmt_time(ta, sizeof ta, r->a->median_s));
+    kb_md_cell(f, kb_fmt_time(tb, sizeof tb, r->b->median_s));
+    kb_md_cellf(f, "%lld / %lld", (long long)r->a->nsamples, (long long)r->b->nsamples);
+    kb_md_cellf(f, "%.3f", r->ratio);
+    kb_md_cellf(f, "%.3f – %.3f", r->lo, r->hi);
+    kb_md_cellf(f, "%.3g", r->mw.p);
+    kb_md_cell(f, kb_mw_method_name(r->mw.method));
+    kb_md_cellf(f, "**%s**", r->verdict);
+    kb_md_cellf(f, "%s%s%s", r->few ? "few samples" : "", r->few && r->gated ? "; " : "",
+                r->gated ? "**over the gate**" : "");
+    kb_md_row_end(f);
 }
 
 static void group_row(const kb_cmp_group *g, const char *name, FILE *f)
 {
     char says[64];
     kb_compare_describe(g->geomean, says, sizeof says);
-    fputs("| ", f);
-    kb_md_escape(f, name);
-    fprintf(f, " | %d | %.3f | %s |\n", g->n, g->geomean, says);
+    kb_md_row_begin(f);
+    kb_md_cell(f, name);
+    kb_md_cellf(f, "%d", g->n);
+    kb_md_cellf(f, "%.3f", g->geomean);
+    kb_md_cell(f, says);
+    kb_md_row_end(f);
 }
 
 static void summary(const kb_compare *c, FILE *f)
 {
-    fputs("\n## Geometric mean of the ratios\n\n"
-          "| model | cases | A/B | reading |\n|---|---|---|---|\n", f);
+    static const char *const head[] = {"model", "cases", "A/B", "reading"};
+    fputs("\n## Geometric mean of the ratios\n\n", f);
+    kb_md_table_head(f, head, 4, NULL);
     for (size_t i = 0; i < c->ngroups; i++)
         group_row(&c->groups[i], c->groups[i].model[0] ? c->groups[i].model
                                                        : "(no model)", f);
@@ -208,9 +211,10 @@ int kb_compare_markdown(const kb_compare *c, FILE *f)
     fputs("# kbench compare\n\n", f);
     sides(c, f);
     warnings(c, f);
-    fputs("| case | kernel | backend | dtype layout dir | A median | B median "
-          "| n A / B | ratio A/B | 95 % CI | p | test | verdict | notes |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", f);
+    static const char *const head[] = {"case", "kernel", "backend",
+        "dtype layout dir", "A median", "B median", "n A / B", "ratio A/B",
+        "95 % CI", "p", "test", "verdict", "notes"};
+    kb_md_table_head(f, head, 13, NULL);
     for (size_t i = 0; i < c->nrows; i++)
         row(&c->rows[i], f);
     method(f);

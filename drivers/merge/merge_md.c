@@ -3,19 +3,11 @@
  * then every outlier, unjudged, missing, unpassed and duplicate case. */
 #include "drivers/merge/merge.h"
 #include "drivers/common/escape.h"
+#include "drivers/common/md_table.h"
+#include "drivers/common/numfmt.h"
 
 #include <math.h>
 #include <string.h>
-
-/* GFLOP/s with three or so significant figures, "-" when not finite. */
-static const char *num(char *buf, size_t len, double v)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, fabs(v) >= 100 ? "%.0f" : fabs(v) >= 1 ? "%.2f" : "%.3g", v);
-    return buf;
-}
 
 static const char *arrow(kb_merge_flag f)
 {
@@ -47,48 +39,50 @@ static void cell(FILE *f, const kb_merge_cell *c)
 {
     char b[32];
     if (!c->rc)
-        fputs(" missing |", f);
+        kb_md_cell(f, "missing");
     else if (isnan(c->gflops))
-        fprintf(f, " %s |", strcmp(c->rc->status, "PASSED") ? c->rc->status : "no figure");
+        kb_md_cell(f, strcmp(c->rc->status, "PASSED") ? c->rc->status : "no figure");
     else if (c->flag)
-        fprintf(f, " **%s%s** |", num(b, sizeof b, c->gflops), arrow(c->flag));
+        kb_md_cellf(f, "**%s%s**", kb_fmt_num(b, sizeof b, c->gflops), arrow(c->flag));
     else
-        fprintf(f, " %s |", num(b, sizeof b, c->gflops));
+        kb_md_cell(f, kb_fmt_num(b, sizeof b, c->gflops));
 }
 
 static void table(FILE *f, const kb_merge *m)
 {
     char b[32], s[32];
-    fputs("| case |", f);
-    for (size_t i = 0; i < m->nnodes; i++) {
-        fputc(' ', f);
-        kb_md_escape(f, m->nodes[i].name);
-        fputs(" |", f);
-    }
-    fputs(" median | spread |\n|---|", f);
+    kb_md_row_begin(f);
+    kb_md_cell(f, "case");
     for (size_t i = 0; i < m->nnodes; i++)
-        fputs("---:|", f);
-    fputs("---:|---:|\n", f);
+        kb_md_cell(f, m->nodes[i].name);
+    kb_md_cell(f, "median");
+    kb_md_cell(f, "spread");
+    kb_md_row_end(f);
+    kb_md_table_rule(f, (int)m->nnodes + 3, "lr");
     for (size_t c = 0; c < m->ncases; c++) {
         const kb_merge_case *k = &m->cases[c];
-        fputs("| ", f);
-        kb_md_escape(f, k->label);
-        fputs(" |", f);
+        kb_md_row_begin(f);
+        kb_md_cell(f, k->label);
         for (size_t i = 0; i < m->nnodes; i++)
             cell(f, kb_merge_cell_at(m, c, i));
-        fprintf(f, " %s | %s |\n", num(b, sizeof b, k->median),
-                k->judged ? num(s, sizeof s, k->spread) : "not judged");
+        kb_md_cell(f, kb_fmt_num(b, sizeof b, k->median));
+        kb_md_cell(f, k->judged ? kb_fmt_num(s, sizeof s, k->spread) : "not judged");
+        kb_md_row_end(f);
     }
-    fputs("| **overall** |", f);
+    kb_md_row_begin(f);
+    kb_md_cellf(f, "**overall**");
     for (size_t i = 0; i < m->nnodes; i++) {
         const kb_merge_node *n = &m->nodes[i];
         if (n->njudged == 0)
-            fputs(" - |", f);
+            kb_md_cell(f, "-");
         else
-            fprintf(f, " %s%.2fx z %.1f%s%s |", n->flag ? "**" : "", n->relative, n->z,
-                    arrow(n->flag), n->flag ? "**" : "");
+            kb_md_cellf(f, "%s%.2fx z %.1f%s%s", n->flag ? "**" : "", n->relative, n->z,
+                        arrow(n->flag), n->flag ? "**" : "");
     }
-    fputs(" | |\n\n", f);
+    kb_md_cell(f, "");   /* no median or spread of the overall row */
+    kb_md_cell(f, "");
+    kb_md_row_end(f);
+    fputc('\n', f);
 }
 
 static void outliers(FILE *f, const kb_merge *m)
@@ -116,9 +110,9 @@ static void outliers(FILE *f, const kb_merge *m)
             fputs(" on ", f);
             kb_md_escape(f, m->cases[c].label);
             fprintf(f, ": %s, %s GFLOP/s against a median of %s (spread %s), z %.1f\n",
-                    kb_merge_flag_name(cl->flag), num(x, sizeof x, cl->gflops),
-                    num(med, sizeof med, m->cases[c].median),
-                    num(s, sizeof s, m->cases[c].spread), cl->z);
+                    kb_merge_flag_name(cl->flag), kb_fmt_num(x, sizeof x, cl->gflops),
+                    kb_fmt_num(med, sizeof med, m->cases[c].median),
+                    kb_fmt_num(s, sizeof s, m->cases[c].spread), cl->z);
             n++;
         }
     fputs(n ? "\n" : "None.\n\n", f);
@@ -192,13 +186,15 @@ static void unpassed(FILE *f, const kb_merge *m)
 
 static void nodes(FILE *f, const kb_merge *m)
 {
-    fputs("## Nodes\n\n| node | file | cases |\n|---|---|---:|\n", f);
+    static const char *const head[] = {"node", "file", "cases"};
+    fputs("## Nodes\n\n", f);
+    kb_md_table_head(f, head, 3, "llr");
     for (size_t i = 0; i < m->nnodes; i++) {
-        fputs("| ", f);
-        kb_md_escape(f, m->nodes[i].name);
-        fputs(" | ", f);
-        kb_md_escape(f, m->nodes[i].file->path);
-        fprintf(f, " | %zu |\n", m->nodes[i].file->ncases);
+        kb_md_row_begin(f);
+        kb_md_cell(f, m->nodes[i].name);
+        kb_md_cell(f, m->nodes[i].file->path);
+        kb_md_cellf(f, "%zu", m->nodes[i].file->ncases);
+        kb_md_row_end(f);
     }
     fputs("\n", f);
 }

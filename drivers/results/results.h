@@ -1,7 +1,7 @@
 /* results.h - kbench run results (JSON Lines, results/SCHEMA.md) read back
  * into memory for the verbs that judge, merge and report them: compare,
- * baseline, check, merge and report.  One reader, so every verb refuses bad input the same
- * way: exit 2 and "FILE:LINE: what is wrong". */
+ * baseline, check, merge and report.  One reader, so every verb refuses
+ * bad input the same way: exit 2 and "FILE:LINE: what is wrong". */
 #ifndef KB_RESULTS_H
 #define KB_RESULTS_H
 
@@ -28,13 +28,23 @@ typedef struct {
     double roof_pct;           /* % of attainable; NAN when not placed */
 } kb_result_case;
 
-/* One results file: its run record and its cases, in file order. */
+/* A record kept as parsed, with where it was: the "training_step"
+ * records (results/SCHEMA.md), which `kbench report` charts. */
+typedef struct {
+    long line;                 /* 1-based line of the record in its file */
+    cJSON *json;               /* owned */
+} kb_result_record;
+
+/* One results file: its run record, its cases and its training steps, in
+ * file order. */
 typedef struct {
     char *path;
     cJSON *run;                /* the run record as parsed, owned */
     const char *host;          /* run.host, points into run */
     kb_result_case *cases;
     size_t ncases;
+    kb_result_record *steps;   /* the training_step records (run --training) */
+    size_t nsteps;
     bool complete;             /* ended with its summary record (a run that
                                   was interrupted or killed has none) */
 } kb_result_file;

@@ -223,6 +223,19 @@ static int add_case(const reader *r, const cJSON *o, kb_result_file *f, size_t *
     return read_case(r, o, c);
 }
 
+/* Keep the training_step record o (taking it).  There is one per model
+ * and backend, a few per file: the array grows by one.  Returns 0, or -1
+ * out of memory (o is then the caller's). */
+static int add_step(const reader *r, cJSON *o, kb_result_file *f)
+{
+    kb_result_record *v = realloc(f->steps, (f->nsteps + 1) * sizeof *v);
+    if (!v)
+        return fail(r, "out of memory for %zu training steps", f->nsteps + 1);
+    f->steps = v;
+    f->steps[f->nsteps++] = (kb_result_record){r->line, o};
+    return 0;
+}
+
 /* The record types of this schema.  Readers ignore other types: a later
  * writer may add one without a new schema version (SCHEMA.md,
  * "Versioning"). */
@@ -263,6 +276,10 @@ static int read_record(const reader *r, const char *line, size_t n, bool eof,
         f->complete = true;
     } else if (strcmp(t->valuestring, "run") == 0) {
         rc = fail(r, "a second \"run\" record (two files joined?)");
+    } else if (strcmp(t->valuestring, "training_step") == 0) {
+        rc = add_step(r, o, f);
+        if (rc == 0)
+            return 0;   /* o is kept in f->steps */
     }   /* another type: added by a later writer, ignored (SCHEMA.md) */
     cJSON_Delete(o);
     return rc;
@@ -305,6 +322,9 @@ void kb_result_file_free(kb_result_file *f)
     for (size_t i = 0; i < f->ncases; i++)
         case_free(&f->cases[i]);
     free(f->cases);
+    for (size_t i = 0; i < f->nsteps; i++)
+        cJSON_Delete(f->steps[i].json);
+    free(f->steps);
     free(f->path);
     cJSON_Delete(f->run);
     memset(f, 0, sizeof *f);
