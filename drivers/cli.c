@@ -1,49 +1,48 @@
-/* cli.c - kbench's front door: finds the verb by name in the one verb
- * table and hands it to the option parser (drivers/common/options.c),
- * which also writes every usage and help text from the same records. */
+/* cli.c - kbench's front door: the verb table, made from verbs.def, and
+ * the program's own options, handed to the one parser
+ * (drivers/common/options.c), which dispatches and writes every usage
+ * and help text from the same records. */
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
-#include "iostage/cli/io.h"
 
 #include "buildinfo.h"
 
-#include <string.h>
+#include <stddef.h>
 
-/* Every verb, in the order the usage lists them: a new verb is its folder
- * and one line here. */
 static const kb_verb *const verbs[] = {
-    &kb_verb_run,
-    &kb_verb_list,
-    &kb_verb_peaks,
-    &kb_verb_report,
-    &kb_verb_io,
-    &kb_verb_baseline,
-    &kb_verb_check,
-    &kb_verb_merge,
-    &kb_verb_compare,
+#define KB_VERB(name) &kb_verb_##name,
+#include "drivers/verbs.def"
+#undef KB_VERB
     NULL,
 };
 
-/* Returns the verb's exit code, 0 for --help/--version, or 2 for a
- * missing or unknown verb (named on stderr with the valid ones). */
+typedef struct {
+    bool version;
+} program_opts;
+
+static const kb_option program_options[] = {
+    {.name = "version", .type = KB_OPT_FLAG, .offset = offsetof(program_opts, version),
+     .help = "kbench's version, commit, compiler and build type"},
+    {0},
+};
+
+static int print_version(void *opts, int argc, char **argv)
+{
+    (void)opts, (void)argc, (void)argv;
+    printf("kbench %s (commit %s, %s %s, %s)\n", KB_VERSION, kb_git_commit(),
+           KB_COMPILER_ID, KB_COMPILER_VERSION, KB_BUILD_TYPE);
+    return KB_EXIT_OK;
+}
+
+static const kb_verb program = {
+    .name = "kbench",
+    .opts_size = sizeof(program_opts),
+    .tables = (const kb_option *const[]){program_options, NULL},
+    .run = print_version,
+    .subverbs = verbs,
+};
+
 int kb_main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        kb_usage(stdout, verbs);
-        return KB_EXIT_OK;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
-        printf("kbench %s (commit %s, %s %s, %s)\n", KB_VERSION, kb_git_commit(),
-               KB_COMPILER_ID, KB_COMPILER_VERSION, KB_BUILD_TYPE);
-        return KB_EXIT_OK;
-    }
-    for (const kb_verb *const *v = verbs; *v; v++)
-        if (strcmp(argv[1], (*v)->name) == 0)
-            return kb_verb_main(*v, NULL, argc - 1, argv + 1);
-
-    fprintf(stderr, "kbench: unknown verb '%s'; expected one of:", argv[1]);
-    for (const kb_verb *const *v = verbs; *v; v++)
-        fprintf(stderr, " %s", (*v)->name);
-    fputs(" (see kbench --help)\n", stderr);
-    return KB_EXIT_USAGE;
+    return kb_program_main(&program, argc, argv);
 }

@@ -5,19 +5,14 @@
 
 #include "drivers/common/exit_codes.h"
 
-
 /* Entry point of the kbench program (cli.c): dispatches on argv[1]. */
 int kb_main(int argc, char **argv);
 
-/* Verbs, each declared as data (drivers/common/options.h) in its folder. */
+/* Verbs, each declared as data (drivers/common/options.h) in its folder,
+ * listed once in drivers/verbs.def: kb_verb_run, kb_verb_list, ... */
 struct kb_verb;
-extern const struct kb_verb kb_verb_run;      /* run/ */
-extern const struct kb_verb kb_verb_list;     /* list/ */
-extern const struct kb_verb kb_verb_peaks;    /* peaks/ */
-extern const struct kb_verb kb_verb_report;   /* report/ */
-extern const struct kb_verb kb_verb_baseline; /* baseline/ */
-extern const struct kb_verb kb_verb_check;    /* check/ */
-extern const struct kb_verb kb_verb_merge;    /* merge/ */
-extern const struct kb_verb kb_verb_compare;  /* compare/ */
+#define KB_VERB(name) extern const struct kb_verb kb_verb_##name;
+#include "drivers/verbs.def"
+#undef KB_VERB
 
 #endif

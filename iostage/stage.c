@@ -1,5 +1,5 @@
 /* stage.c - the stage's stop flag: set by `kbench io`'s signal handler
- * (cli/io_cmd.c), read by the loops of gen, run and checkpoint, so that
+ * (drivers/io/io_verb.c), read by the loops of gen, run and checkpoint, so that
  * none of them depends on the command that calls it. */
 #include "iostage/stage.h"
 

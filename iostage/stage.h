@@ -18,7 +18,7 @@ enum {
     KB_IO_USAGE = -3,      /* bad option or input: exit code 2 */
 };
 
-/* Set by the verb's SIGINT/SIGTERM handler (cli/io_cmd.c); long loops stop
+/* Set by the verb's SIGINT/SIGTERM handler (drivers/io/io_verb.c); long loops stop
  * between files when it is non-zero.  Defined in stage.c. */
 extern volatile sig_atomic_t kb_io_interrupted;
 

@@ -2,7 +2,7 @@
 # output, bad inputs, a small valid run, SIGINT; plus the writers and a
 # deliberately wrong backend.  cli_test.sh holds one function per case.
 kb_add_test(test_writers kb_driver)
-kb_add_test(test_wrong_backend kb_driver)
+kb_add_test(test_wrong_backend kb_cli)
 
 add_executable(jsonl_check jsonl_check.c)
 target_link_libraries(jsonl_check PRIVATE kb_driver)

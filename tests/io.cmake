@@ -7,7 +7,7 @@ set(KB_IO_TEST_DEFS
 foreach(t test_io_units test_io_pipeline test_io_corrupt test_io_interrupt
           test_io_checkpoint test_io_ckpt_schedule test_io_compute
           test_io_merge test_io_metrics test_io_shard)
-  kb_add_test(${t} kb_io)
+  kb_add_test(${t} kb_verb_io)
   target_compile_definitions(${t} PRIVATE ${KB_IO_TEST_DEFS})
   set_tests_properties(${t} PROPERTIES TIMEOUT 120 LABELS io)
 endforeach()
@@ -27,7 +27,7 @@ if(KB_SHIM_URING_FOUND)
   target_include_directories(kb_direct_refuse_shim PRIVATE
                              ${KB_SHIM_URING_INCLUDE_DIRS})
 endif()
-kb_add_test(test_io_direct kb_io ${CMAKE_DL_LIBS})
+kb_add_test(test_io_direct kb_verb_io ${CMAKE_DL_LIBS})
 target_compile_definitions(test_io_direct PRIVATE ${KB_IO_TEST_DEFS})
 set(KB_IO_PRELOAD "$<TARGET_FILE:kb_direct_refuse_shim>")
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU" AND
@@ -53,7 +53,7 @@ add_test(NAME io_dlio_fixtures
 set_tests_properties(io_dlio_fixtures PROPERTIES
   FIXTURES_SETUP dlio_data TIMEOUT 60 LABELS io)
 add_executable(test_io_dlio_formats test_io_dlio_formats.c)
-target_link_libraries(test_io_dlio_formats PRIVATE kb_io)
+target_link_libraries(test_io_dlio_formats PRIVATE kb_verb_io)
 target_compile_definitions(test_io_dlio_formats PRIVATE ${KB_IO_TEST_DEFS}
   KB_IO_PYTHON3="${KB_IO_PYTHON3}"
   KB_IO_DLIO_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/dlio_fixtures.py")
@@ -70,7 +70,7 @@ set_tests_properties(test_io_dlio_run PROPERTIES
 # DLIO's own workload YAMLs (tests/inputs/dlio/, unchanged) into profiles
 # through the key table staged in share/kbench/io/; and docs/io-stage.md's
 # table of that key table, row for row.
-kb_add_test(test_io_dlio_config kb_io)
+kb_add_test(test_io_dlio_config kb_verb_io)
 target_compile_definitions(test_io_dlio_config PRIVATE ${KB_IO_TEST_DEFS}
   KB_IO_DLIO_INPUTS="${CMAKE_CURRENT_LIST_DIR}/inputs/dlio")
 set_tests_properties(test_io_dlio_config PROPERTIES TIMEOUT 120 LABELS io)

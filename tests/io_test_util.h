@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "drivers/common/options.h"
-#include "iostage/cli/io.h"
+#include "drivers/commands.h"
 #include "iostage/record.h"
 #include "iostage/stage.h"
 

@@ -4,7 +4,7 @@
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
 #include "check.h"
 #include "drivers/common/options.h"
-#include "iostage/cli/io.h"
+#include "drivers/commands.h"
 #include "iostage/formats/format.h"
 #include "iostage/sample.h"
 #include "iostage/stage.h"

@@ -247,3 +247,23 @@ int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv)
     fputc('\n', stderr);
     return KB_EXIT_USAGE;
 }
+
+int kb_program_main(const kb_verb *program, int argc, char **argv)
+{
+    const char *first = argc > 1 ? argv[1] : "--help";
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+        kb_usage(stdout, program->subverbs);
+        return KB_EXIT_OK;
+    }
+    if (first[0] == '-' && first[1] == '-' && find(program, first + 2, strlen(first + 2)))
+        return run_parsed(program, NULL, program->name, argc, argv);
+    for (const kb_verb *const *v = program->subverbs; *v; v++)
+        if (strcmp(first, (*v)->name) == 0)
+            return kb_verb_main(*v, NULL, argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown %s '%s'; expected one of:", program->name,
+            first[0] == '-' ? "option" : "verb", first);
+    for (const kb_verb *const *v = program->subverbs; *v; v++)
+        fprintf(stderr, " %s", (*v)->name);
+    fprintf(stderr, " (see %s --help)\n", program->name);
+    return KB_EXIT_USAGE;
+}

@@ -87,6 +87,13 @@ typedef struct kb_verb {
  * error (printed). */
 int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv);
 
+/* The program: argv[1] names a verb among program->subverbs (the rest of
+ * argv is its own), or is one of the program's options (--version), whose
+ * handler program->run is; no argument, --help or -h print the usage.
+ * Returns the verb's exit code, 0, or 2 for an unknown verb or option
+ * (named on stderr with the valid ones). */
+int kb_program_main(const kb_verb *program, int argc, char **argv);
+
 /* The whole command line of the verb being run (argv[0] is the verb),
  * for the provenance of its records.  Can't fail. */
 void kb_verb_command_line(int *argc, char ***argv);

@@ -1,6 +1,5 @@
-/* io_cmd.c - the `kbench io` verb: sub-verbs gen, run and checkpoint, their
+/* io_verb.c - the `kbench io` verb: sub-verbs gen, run and checkpoint, their
  * options, and the mapping of results to exit codes. */
-#include "iostage/cli/io.h"
 #include "iostage/checkpoint/checkpoint.h"
 #include "iostage/checkpoint/options.h"
 #include "iostage/decode/decoder.h"
