@@ -1,48 +1,24 @@
 /* registry.c - the backends this build has, found by name.
  *
- * The built-in table is fixed at compile time: one line per backend,
- * guarded by the KB_HAVE_<NAME> definition its CMake fragment adds.
- * Tests may add more at run time with kb_backend_register. */
+ * The built-in table is made at configure time: each backend folder that
+ * builds backend NAME says so (kb_backend_built, cmake/KbBackends.cmake),
+ * and backends_built.h lists them, in the order of backends/backends.txt,
+ * as KB_BACKEND(NAME) lines; each folder defines kb_backend_NAME.  Tests
+ * may add more at run time with kb_backend_register. */
 #include "backend.h"
 
 #include <string.h>
 
-#include "omp/omp_backend.h"
-#ifdef KB_HAVE_OPENBLAS
-#include "openblas/openblas_backend.h"
-#endif
-#ifdef KB_HAVE_ONEDNN
-#include "onednn/onednn_backend.h"
-#endif
 #include "gpu/gpu_registry.h"
 
+#define KB_BACKEND(name) extern const kb_backend kb_backend_##name;
+#include "backends_built.h"
+#undef KB_BACKEND
+
 static const kb_backend *const builtin[] = {
-    &kb_backend_omp,           /* always built */
-#ifdef KB_HAVE_OPENBLAS
-    &kb_backend_openblas,
-#endif
-#ifdef KB_HAVE_ONEDNN
-    &kb_backend_onednn,
-    &kb_backend_onednn_reorder,
-#endif
-#ifdef KB_HAVE_CUDA
-    &kb_cuda_backend,
-#endif
-#ifdef KB_HAVE_CUBLAS
-    &kb_backend_cublas,
-#endif
-#ifdef KB_HAVE_CUDNN
-    &kb_backend_cudnn,
-#endif
-#ifdef KB_HAVE_HIP
-    &kb_hip_backend,
-#endif
-#ifdef KB_HAVE_ROCBLAS
-    &kb_backend_rocblas,
-#endif
-#ifdef KB_HAVE_MIOPEN
-    &kb_backend_miopen,
-#endif
+#define KB_BACKEND(name) &kb_backend_##name,
+#include "backends_built.h"
+#undef KB_BACKEND
 };
 
 /* The GPU runtimes built in, for the drivers that use a device without

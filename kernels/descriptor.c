@@ -457,11 +457,6 @@ static kb_kind detect_kind(const tokens *t)
     return KB_BNORM;
 }
 
-static const char *kind_word(kb_kind kind)
-{
-    return kind == KB_CONV ? "conv" : kind == KB_GEMM ? "GEMM" : "bnorm";
-}
-
 /* Reports the leftmost of: the first unknown token, a token the kind does
  * not accept, the lexing error.  Returns 0 when there is none, else -1. */
 static int first_error(const char *text, const tokens *t, kb_kind kind,
@@ -481,7 +476,7 @@ static int first_error(const char *text, const tokens *t, kb_kind kind,
         return fail(err, errlen, t->err_pos, "%s", t->err_msg);
     if (pos >= 0)
         return fail(err, errlen, pos, "unknown token '%.*s' in %s descriptor; "
-                    "expected one of %s", len, text + pos, kind_word(kind),
+                    "expected one of %s", len, text + pos, kb_kind_name(kind),
                     expected);
     return 0;
 }

@@ -235,7 +235,7 @@ static void gpu_plan_info(void *plan, kb_info *info)
     KB_GPU(timing_info)(g->launches, info);
 }
 
-const kb_backend KB_GPU(backend) = {
+const kb_backend KB_GPU_BACKEND = {
     .name = KB_GPU_NAME,
     .kind = "hand",
     .device = KB_GPU_NAME,

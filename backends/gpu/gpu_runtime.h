@@ -23,6 +23,7 @@
 #include <hip/hip_runtime_api.h>
 #endif
 #define KB_GPU(x) kb_hip_##x
+#define KB_GPU_BACKEND kb_backend_hip   /* registry.c's kb_backend_NAME */
 #define KB_GPU_NAME "hip"          /* backend, device kind */
 #define KB_GPU_API "hip"           /* prefix of the runtime's calls */
 #define KB_GPU_VENDOR_NAME "HIP"
@@ -46,6 +47,7 @@
 #include <cuda_runtime_api.h>
 #endif
 #define KB_GPU(x) kb_cuda_##x
+#define KB_GPU_BACKEND kb_backend_cuda
 #define KB_GPU_NAME "cuda"
 #define KB_GPU_API "cuda"
 #define KB_GPU_VENDOR_NAME "CUDA"
