@@ -6,6 +6,7 @@
 #include "iostage/sample.h"
 #include "iostage/stage.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,7 @@
 #include "iostage/formats/gen.h"
 #include "iostage/stage.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -1,7 +1,8 @@
-/* zip.h - zip archives read from the end, trusting nothing they
- * say (dlio_zip.c). */
-#ifndef KB_IO_DLIO_ZIP_H
-#define KB_IO_DLIO_ZIP_H
+/* zip.h - the I/O stage's one zip reader (zip.c): archives read from
+ * the end, trusting nothing they say.  kbench's npz and DLIO's npz
+ * (npz_archive.h) read through it; npz_archive.c also writes them. */
+#ifndef KB_IO_FORMATS_ZIP_H
+#define KB_IO_FORMATS_ZIP_H
 
 #include <stdbool.h>
 #include <stddef.h>

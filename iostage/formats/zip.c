@@ -1,10 +1,10 @@
-/* dlio_zip.c - reading a zip archive as numpy writes it (np.savez and
+/* zip.c - reading a zip archive as numpy writes it (np.savez and
  * savez_compressed: zip64 extra fields in the local headers, stored or
  * deflated members) from its end: the end record, the zip64 end record
  * where there is one, the central directory, then each local header.
  * Every size and offset read from the file is checked against the buffer
  * before it is used; nothing is allocated from a header field. */
-#include "iostage/dlio/zip.h"
+#include "iostage/formats/zip.h"
 #include "iostage/stage.h"
 #include "iostage/checksum.h"
 
@@ -467,9 +467,10 @@ int kb_zip_verify(const kb_zip *z, const kb_zip_member *m, bool crc_check,
         return KB_IO_CORRUPT;
     }
     if (crc != m->crc) {
-        snprintf(err, len, "offset %" PRIu64 ": member %.*s has CRC-32 %08x, "
-                 "the zip directory says %08x", data_off, (int)m->name_len,
-                 m->name, crc, m->crc);
+        snprintf(err, len, "offset %" PRIu64 ": zip CRC-32 mismatch in "
+                 "%.*s: %08x computed, expected %08x (its central "
+                 "directory entry)", data_off, (int)m->name_len, m->name,
+                 crc, m->crc);
         return KB_IO_CORRUPT;
     }
     return 0;

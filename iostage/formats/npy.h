@@ -1,6 +1,7 @@
-/* npy.h - the .npy array header (dlio_npz.c). */
-#ifndef KB_IO_DLIO_NPY_H
-#define KB_IO_DLIO_NPY_H
+/* npy.h - reading the .npy array header (npy.c); npz_archive.c writes
+ * it. */
+#ifndef KB_IO_FORMATS_NPY_H
+#define KB_IO_FORMATS_NPY_H
 
 #include <stdbool.h>
 #include <stddef.h>
