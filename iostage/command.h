@@ -5,7 +5,7 @@
 #define KB_IO_COMMAND_H
 
 #include "iostage/checkpoint/options.h"
-#include "iostage/formats/gen.h"
+#include "iostage/gen.h"
 #include "iostage/pipeline.h"
 #include "drivers/provenance.h"
 

@@ -6,7 +6,7 @@
 #include "iostage/bitmap.h"
 #include "iostage/dlio/layout.h"
 #include "iostage/formats/format.h"
-#include "iostage/formats/gen.h"
+#include "iostage/gen.h"
 #include "iostage/pipeline.h"
 #include "iostage/profile.h"
 #include "iostage/rank.h"

@@ -8,7 +8,7 @@
 #include "iostage/dlio/example.h"
 #include "iostage/dlio/layout.h"
 #include "iostage/formats/format.h"
-#include "iostage/formats/gen.h"
+#include "iostage/gen.h"
 #include "iostage/formats/tfrecord.h"
 #include "iostage/profile.h"
 #include "iostage/readers/engine.h"

@@ -6,7 +6,7 @@
 #include "check.h"
 #include "iostage/bitmap.h"
 #include "iostage/decode/decoder.h"
-#include "iostage/formats/gen.h"
+#include "iostage/gen.h"
 #include "iostage/pipeline.h"
 #include "iostage/profile.h"
 #include "iostage/readers/engine.h"

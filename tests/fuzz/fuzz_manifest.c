@@ -1,7 +1,7 @@
 /* fuzz_manifest.c - libFuzzer target of the dataset manifest reader
  * (kb_io_manifest_read): the input is kbench-io.manifest, written into a
  * private temporary dataset folder (under $TMPDIR, else /tmp). */
-#include "iostage/formats/gen.h"
+#include "iostage/gen.h"
 #include "iostage/stage.h"
 
 #include <stdio.h>

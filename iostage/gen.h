@@ -1,7 +1,7 @@
 /* gen.h - `kbench io gen`: a dataset written (gen.c), its manifest
  * and file names. */
-#ifndef KB_IO_FORMATS_GEN_H
-#define KB_IO_FORMATS_GEN_H
+#ifndef KB_IO_GEN_H
+#define KB_IO_GEN_H
 
 #include "iostage/profile.h"
 

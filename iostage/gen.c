@@ -4,7 +4,7 @@
  * a dataset) that looks complete. */
 #include "iostage/dlio/layout.h"
 #include "iostage/formats/format.h"
-#include "iostage/formats/gen.h"
+#include "iostage/gen.h"
 #include "iostage/profile.h"
 #include "iostage/sample.h"
 #include "iostage/stage.h"
