@@ -5,7 +5,7 @@
 #include "drivers/stats.h"
 #include "iostage/bitmap.h"
 #include "iostage/compute_model.h"
-#include "iostage/pipeline.h"
+#include "iostage/run_opts.h"
 #include "iostage/profile.h"
 #include "iostage/readers/direct.h"
 #include "iostage/stage.h"

@@ -5,7 +5,7 @@
 #define KB_IO_EPOCH_REPORT_H
 
 #include "iostage/compute_model.h"
-#include "iostage/pipeline.h"
+#include "iostage/run_opts.h"
 #include "iostage/profile.h"
 #include "iostage/readers/direct.h"
 

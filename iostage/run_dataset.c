@@ -7,7 +7,7 @@
 #include "iostage/dlio/layout.h"
 #include "iostage/formats/format.h"
 #include "iostage/gen.h"
-#include "iostage/pipeline.h"
+#include "iostage/run_opts.h"
 #include "iostage/profile.h"
 #include "iostage/rank.h"
 #include "iostage/sample.h"

@@ -5,7 +5,7 @@
 #define KB_IO_RUN_DATASET_H
 
 #include "iostage/formats/format.h"
-#include "iostage/pipeline.h"
+#include "iostage/run_opts.h"
 #include "iostage/profile.h"
 
 typedef struct {

@@ -102,3 +102,8 @@ add_test(NAME test_io_checksum_fallback
          COMMAND test_io_checksum_fallback zlib+table)
 set_tests_properties(test_io_checksum_fallback PROPERTIES TIMEOUT 60
                                                           LABELS io)
+
+# The stage's modules include one another without a circle.
+add_test(NAME iostage_layering
+         COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/iostage_layering_test.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(iostage_layering PROPERTIES TIMEOUT 30 LABELS io)
