@@ -73,10 +73,14 @@ static void test_omp_facts(void)
     CHECK(strstr(why, "not f64") != NULL);   /* names what it refuses */
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(every_backend),
+    CHECK_TEST(omp_facts),
+    CHECK_TEST(lookup_and_register),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_every_backend();
-    test_omp_facts();
-    test_lookup_and_register();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -12,7 +12,7 @@
 
 /* Magic, version 1.0, header length 118 (0x76, little-endian), the dict,
  * 58 spaces and '\n': 10 + 118 = 128, a multiple of 64. */
-static void header_2x3_f32(void)
+static void test_header_2x3_f32(void)
 {
     const char dict[] =
         "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
@@ -31,7 +31,7 @@ static void header_2x3_f32(void)
 }
 
 /* A 1-D shape keeps Python's trailing comma; f64 says '<f8'. */
-static void header_1d_f64(void)
+static void test_header_1d_f64(void)
 {
     char buf[256];
     int64_t dims[] = {7};
@@ -80,7 +80,7 @@ static unsigned char *slurp(const char *path, long *len)
 
 /* The payload is in logical C order: A's [K, M] storage comes out as
  * [M, K]. */
-static void payload_transposed(void)
+static void test_payload_transposed(void)
 {
     kb_problem p = tiny_gemm();
     float phys[6] = {0, 1, 2, 3, 4, 5};    /* a[i][j] = phys[j * 2 + i] */
@@ -133,7 +133,7 @@ static const char *json_str(const cJSON *o, const char *k)
 
 /* --dump of one GEMM case: a, b, the initial c and the result dst, and a
  * manifest line naming them with the GEMM parameters. */
-static void dump_gemm_case(void)
+static void test_dump_gemm_case(void)
 {
     char dir[] = "/tmp/kb_test_dump_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -233,7 +233,7 @@ static void remove_dir(const char *dir, const char *const *files, int n)
 }
 
 /* An f16 tensor keeps its bits on disk as '<f2'. */
-static void f16_stays_half(void)
+static void test_f16_stays_half(void)
 {
     kb_problem p = tiny_gemm();
     p.dt = kb_dts_uniform(KB_F16);
@@ -263,7 +263,7 @@ static void f16_stays_half(void)
  * written, each widened exactly to f32 on disk and listed in the
  * manifest with its storage type, role and shape beside the direction,
  * the dtype triple and fpmath. */
-static void dump_bf16_bwd_d(void)
+static void test_dump_bf16_bwd_d(void)
 {
     kb_settings s;
     kb_settings_default(&s);
@@ -337,7 +337,7 @@ static void dump_bf16_bwd_d(void)
 }
 
 /* A --dump path that is a regular file cannot become a directory. */
-static void dump_dir_is_a_file(void)
+static void test_dump_dir_is_a_file(void)
 {
     char path[] = "/tmp/kb_test_notdir_XXXXXX";
     int fd = mkstemp(path);
@@ -351,14 +351,18 @@ static void dump_dir_is_a_file(void)
     unlink(path);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(header_2x3_f32),
+    CHECK_TEST(header_1d_f64),
+    CHECK_TEST(payload_transposed),
+    CHECK_TEST(dump_gemm_case),
+    CHECK_TEST(f16_stays_half),
+    CHECK_TEST(dump_bf16_bwd_d),
+    CHECK_TEST(dump_dir_is_a_file),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    header_2x3_f32();
-    header_1d_f64();
-    payload_transposed();
-    dump_gemm_case();
-    f16_stays_half();
-    dump_bf16_bwd_d();
-    dump_dir_is_a_file();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-static void odd_count(void)
+static void test_odd_count(void)
 {
     double x[] = {3.0, 1.0, 2.0};
     kb_stats s;
@@ -19,7 +19,7 @@ static void odd_count(void)
     CHECK(x[0] == 3.0 && x[1] == 1.0 && x[2] == 2.0);   /* not reordered */
 }
 
-static void even_count(void)
+static void test_even_count(void)
 {
     double x[] = {4.0, 1.0, 3.0, 2.0, 10.0, 0.5};
     kb_stats s;
@@ -33,7 +33,7 @@ static void even_count(void)
     CHECK(x[0] == 4.0 && x[4] == 10.0 && x[5] == 0.5);
 }
 
-static void single_sample(void)
+static void test_single_sample(void)
 {
     double x = 0.125;
     kb_stats s;
@@ -44,7 +44,7 @@ static void single_sample(void)
 
 /* Close samples far from zero: a naive sum-of-squares formula loses all
  * digits here, Welford's does not. */
-static void no_cancellation(void)
+static void test_no_cancellation(void)
 {
     double x[] = {1e9 + 1, 1e9 + 2, 1e9 + 3};
     kb_stats s;
@@ -56,7 +56,7 @@ static void no_cancellation(void)
 /* kb_median and kb_mad by hand: {1, 2, 3, 4, 100} has median 3 and
  * absolute deviations {2, 1, 0, 1, 97}, whose median is 1: the outlier
  * moves neither. */
-static void median_and_mad(void)
+static void test_median_and_mad(void)
 {
     double x[] = {100.0, 2.0, 3.0, 1.0, 4.0};
     CHECK(kb_median(x, 5) == 3.0);
@@ -75,7 +75,7 @@ static void median_and_mad(void)
  * q x 3; q = 0.5: h = 1.5, 20 + 0.5 x 10 = 25 (the median); q = 0.99: h =
  * 2.97, 30 + 0.97 x 10 = 39.7, where nearest rank would say 40; q = 0 and
  * 1 are the min and max; outside [0, 1] is NaN. */
-static void quantile_type7(void)
+static void test_quantile_type7(void)
 {
     double v[] = {40.0, 10.0, 30.0, 20.0};
     CHECK(kb_quantile(v, 4, 0.5) == 25.0);
@@ -89,13 +89,17 @@ static void quantile_type7(void)
     CHECK(kb_quantile(&one, 1, 0.99) == 7.0);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(odd_count),
+    CHECK_TEST(even_count),
+    CHECK_TEST(single_sample),
+    CHECK_TEST(no_cancellation),
+    CHECK_TEST(median_and_mad),
+    CHECK_TEST(quantile_type7),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    odd_count();
-    even_count();
-    single_sample();
-    no_cancellation();
-    median_and_mad();
-    quantile_type7();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -44,7 +44,7 @@ static int fake_before_last(void *ctx, char *err, size_t len)
     return 0;
 }
 
-static void clock_and_resolution(void)
+static void test_clock_and_resolution(void)
 {
     double t0 = kb_now(), t1 = kb_now();
     CHECK(t1 >= t0);
@@ -54,7 +54,7 @@ static void clock_and_resolution(void)
 }
 
 /* Many fast runs: the repetition count is what stops the loop. */
-static void reps_bound(void)
+static void test_reps_bound(void)
 {
     fake f = {.self_time = -1};
     kb_rep_opts o = {.warmup = 2, .reps = 50, .min_time = 0.0};
@@ -70,7 +70,7 @@ static void reps_bound(void)
 }
 
 /* Slow-ish runs: the minimum time is what stops the loop. */
-static void min_time_bound(void)
+static void test_min_time_bound(void)
 {
     fake f = {.self_time = -1, .busy = 2e-3};
     kb_rep_opts o = {.warmup = 0, .reps = 2, .min_time = 0.03};
@@ -91,7 +91,7 @@ static void min_time_bound(void)
 }
 
 /* A self-timing callback's figure is used, not the clock's. */
-static void self_timed(void)
+static void test_self_timed(void)
 {
     fake f = {.self_time = 0.25};
     kb_rep_opts o = {.warmup = 1, .reps = 4, .min_time = 0.0};
@@ -104,7 +104,7 @@ static void self_timed(void)
     kb_samples_free(&s);
 }
 
-static void failure(void)
+static void test_failure(void)
 {
     fake f = {.self_time = -1, .fail_at = 4};
     kb_rep_opts o = {.warmup = 1, .reps = 10, .min_time = 0.0};
@@ -122,7 +122,7 @@ static bool stop_after_three(void)
     return ++stop_calls > 3;
 }
 
-static void stopped(void)
+static void test_stopped(void)
 {
     fake f = {.self_time = -1};
     kb_rep_opts o = {.warmup = 0, .reps = 100, .min_time = 0.0,
@@ -136,7 +136,7 @@ static void stopped(void)
 
 /* A cap on samples ends a loop the minimum time would keep going, but
  * never below the repetition count. */
-static void max_reps_cap(void)
+static void test_max_reps_cap(void)
 {
     fake f = {.self_time = -1};
     kb_rep_opts o = {.warmup = 0, .reps = 5, .min_time = 60.0,
@@ -157,7 +157,7 @@ static void max_reps_cap(void)
 /* The hook runs once, after every sample but the last: with the count
  * as the bound, with the minimum time as the bound (the count then still
  * covers the time) and at the cap. */
-static void before_last(void)
+static void test_before_last(void)
 {
     static const kb_rep_opts cases[] = {
         {.warmup = 2, .reps = 5, .min_time = 0.0},
@@ -189,7 +189,7 @@ static void before_last(void)
 
 /* A failing hook ends the loop before the last sample; a stop before the
  * last sample means the hook never runs. */
-static void before_last_fails_or_stops(void)
+static void test_before_last_fails_or_stops(void)
 {
     fake f = {.self_time = -1, .fail_before_last = true};
     kb_rep_opts o = {.warmup = 0, .reps = 4, .min_time = 0.0,
@@ -211,16 +211,20 @@ static void before_last_fails_or_stops(void)
     kb_samples_free(&s);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(clock_and_resolution),
+    CHECK_TEST(reps_bound),
+    CHECK_TEST(min_time_bound),
+    CHECK_TEST(self_timed),
+    CHECK_TEST(failure),
+    CHECK_TEST(stopped),
+    CHECK_TEST(max_reps_cap),
+    CHECK_TEST(before_last),
+    CHECK_TEST(before_last_fails_or_stops),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    clock_and_resolution();
-    reps_bound();
-    min_time_bound();
-    self_timed();
-    failure();
-    stopped();
-    max_reps_cap();
-    before_last();
-    before_last_fails_or_stops();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -235,14 +235,18 @@ static void test_bitmap_range(void)
     CHECK(strstr(err, "cannot inflate") != NULL);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(tfrecord),
+    CHECK_TEST(tfrecord_parts),
+    CHECK_TEST(shuffle),
+    CHECK_TEST(ring),
+    CHECK_TEST(profiles),
+    CHECK_TEST(jpeg_dims),
+    CHECK_TEST(bitmap_range),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_tfrecord();
-    test_tfrecord_parts();
-    test_shuffle();
-    test_ring();
-    test_profiles();
-    test_jpeg_dims();
-    test_bitmap_range();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

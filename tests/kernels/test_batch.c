@@ -159,12 +159,16 @@ static void test_list(void)
     kb_problem_list_free(&l);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(options),
+    CHECK_TEST(training_options),
+    CHECK_TEST(errors),
+    CHECK_TEST(load),
+    CHECK_TEST(list),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_options();
-    test_training_options();
-    test_errors();
-    test_load();
-    test_list();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -107,10 +107,14 @@ static void test_known_values(void)
     CHECK(kb_f32_to_bf16(kb_f32_from_bits(0x00018000u)) == 0x0002u);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(round_trips),
+    CHECK_TEST(ties_to_even),
+    CHECK_TEST(known_values),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_round_trips();
-    test_ties_to_even();
-    test_known_values();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -363,17 +363,21 @@ static void test_pointwise(void)
     CHECK(!pointwise("mb1ic4id4ih4oc8kd3kh1pd1"));
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(pointwise),
+    CHECK_TEST(conv),
+    CHECK_TEST(conv_padded),
+    CHECK_TEST(conv_unpadded),
+    CHECK_TEST(model_deltas),
+    CHECK_TEST(gemm),
+    CHECK_TEST(bnorm),
+    CHECK_TEST(bnorm_llc),
+    CHECK_TEST(conv_backward),
+    CHECK_TEST(bnorm_backward),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_pointwise();
-    test_conv();
-    test_conv_padded();
-    test_conv_unpadded();
-    test_model_deltas();
-    test_gemm();
-    test_bnorm();
-    test_bnorm_llc();
-    test_conv_backward();
-    test_bnorm_backward();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

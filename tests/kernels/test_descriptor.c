@@ -317,12 +317,16 @@ static void test_names(void)
     CHECK_STR(kb_dir_name(KB_FWD_B), "FWD_B");
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(round_trips),
+    CHECK_TEST(conv_semantics),
+    CHECK_TEST(gemm_bnorm_semantics),
+    CHECK_TEST(errors),
+    CHECK_TEST(names),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_round_trips();
-    test_conv_semantics();
-    test_gemm_bnorm_semantics();
-    test_errors();
-    test_names();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

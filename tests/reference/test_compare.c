@@ -353,17 +353,21 @@ static void test_bf16_truncation_caught(void)
     kb_tensors_free(&t);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(correct_passes),
+    CHECK_TEST(wrong_element_caught),
+    CHECK_TEST(nan_outside_sample),
+    CHECK_TEST(projected_for_large),
+    CHECK_TEST(sample_distinct),
+    CHECK_TEST(gemm_beta),
+    CHECK_TEST(bnorm_training),
+    CHECK_TEST(tolerance_model),
+    CHECK_TEST(directions_and_types),
+    CHECK_TEST(bf16_truncation_caught),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_correct_passes();
-    test_wrong_element_caught();
-    test_nan_outside_sample();
-    test_projected_for_large();
-    test_sample_distinct();
-    test_gemm_beta();
-    test_bnorm_training();
-    test_tolerance_model();
-    test_directions_and_types();
-    test_bf16_truncation_caught();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -287,12 +287,16 @@ static void test_poison(void)
     kb_tensors_free(&w);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(deterministic),
+    CHECK_TEST(validation_ranges),
+    CHECK_TEST(backward_inputs),
+    CHECK_TEST(thread_independent),
+    CHECK_TEST(poison),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_deterministic();
-    test_validation_ranges();
-    test_backward_inputs();
-    test_thread_independent();
-    test_poison();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -373,12 +373,16 @@ static void test_low_precision(void)
     }
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(resnet_res2),
+    CHECK_TEST(default_policy),
+    CHECK_TEST(shapes),
+    CHECK_TEST(fallback_sampled),
+    CHECK_TEST(low_precision),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_resnet_res2();
-    test_default_policy();
-    test_shapes();
-    test_fallback_sampled();
-    test_low_precision();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -512,22 +512,26 @@ static void test_bnorm_backward_gradient(void)
     kb_tensors_free(&tb);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(conv_basic),
+    CHECK_TEST(conv_bias),
+    CHECK_TEST(conv_padding),
+    CHECK_TEST(conv_stride),
+    CHECK_TEST(conv_dilation),
+    CHECK_TEST(conv_groups),
+    CHECK_TEST(conv_depthwise),
+    CHECK_TEST(conv_3d),
+    CHECK_TEST(conv_layouts_agree),
+    CHECK_TEST(gemm),
+    CHECK_TEST(bnorm_inference),
+    CHECK_TEST(bnorm_training),
+    CHECK_TEST(conv_backward_adjoint),
+    CHECK_TEST(conv_backward_by_hand),
+    CHECK_TEST(bnorm_backward_gradient),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    test_conv_basic();
-    test_conv_bias();
-    test_conv_padding();
-    test_conv_stride();
-    test_conv_dilation();
-    test_conv_groups();
-    test_conv_depthwise();
-    test_conv_3d();
-    test_conv_layouts_agree();
-    test_gemm();
-    test_bnorm_inference();
-    test_bnorm_training();
-    test_conv_backward_adjoint();
-    test_conv_backward_by_hand();
-    test_bnorm_backward_gradient();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -33,7 +33,7 @@ static const kb_band_rule mad3 = {"mad", 3.0, NAN, 0.01};
 /* One file: the samples' GFLOP/s are pooled.  1e9 FLOP in {1, 0.5, 0.25,
  * 0.2, 0.01} s is {1, 2, 4, 5, 100} GFLOP/s: median 4, deviations
  * {3, 2, 0, 1, 96}, MAD 2 x 1.4826. */
-static void one_node_samples(void)
+static void test_one_node_samples(void)
 {
     double s[] = {1, 0.5, 0.25, 0.2, 0.01};
     kb_result_case c = mk("m1", "PASSED", 4, s, 5);
@@ -66,7 +66,7 @@ static void one_node_samples(void)
  * samples: centre 11, deviations {1, 0, 19}, MAD 1.4826.  A case only one
  * node ran falls back on that node's samples; MISTRUSTED records are not
  * pooled; a case no node PASSED is left out, naming a node's status. */
-static void several_nodes(void)
+static void test_several_nodes(void)
 {
     double one[] = {1.0}, two[] = {0.5, 0.25};
     kb_result_case a[] = {mk("m1", "PASSED", 10, one, 1),
@@ -101,7 +101,7 @@ static void several_nodes(void)
  * median over nodes of {20, 40} (one node unplaced is not counted: 10 at
  * 25 % gives 40) is 30; lower = 0.5 x 30, upper = 30.  No placed record:
  * left out. */
-static void roof_fraction(void)
+static void test_roof_fraction(void)
 {
     double one[] = {1.0};
     kb_result_case a[] = {mk("m1", "PASSED", 10, one, 1),
@@ -136,7 +136,7 @@ static void write_tmp(char *path, const char *text)
     }
 }
 
-static void round_trip(void)
+static void test_round_trip(void)
 {
     double s[] = {1, 0.5, 0.25};
     kb_result_case c[] = {mk("m1", "PASSED", 2, s, 3),
@@ -176,7 +176,7 @@ static void round_trip(void)
 #define END(n) "{\"type\":\"end\",\"bands\":" n ",\"left_out\":0}\n"
 
 /* Each bad file is refused, naming its line. */
-static void bad_files(void)
+static void test_bad_files(void)
 {
     static const struct {
         const char *text, *want;
@@ -219,12 +219,16 @@ static void bad_files(void)
     unlink(path);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(one_node_samples),
+    CHECK_TEST(several_nodes),
+    CHECK_TEST(roof_fraction),
+    CHECK_TEST(round_trip),
+    CHECK_TEST(bad_files),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    one_node_samples();
-    several_nodes();
-    roof_fraction();
-    round_trip();
-    bad_files();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

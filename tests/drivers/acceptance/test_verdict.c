@@ -27,7 +27,7 @@ static kb_band band(const char *desc, char *key, double lower, double upper)
                      .upper = upper, .attainable = NAN, .n = 10};
 }
 
-static void one_case(void)
+static void test_one_case(void)
 {
     kb_band b = band("m1", "m1|gemm|omp|f32|row-major|FWD_D", 10, 20);
     kb_check_item it;
@@ -98,7 +98,7 @@ static void one_case(void)
 /* Bands A, B, C against a node holding B, D (no band), E (FAILED, no
  * band) and A twice: A judged twice, B, C missing, then D and E in file
  * order. */
-static void one_node(void)
+static void test_one_node(void)
 {
     kb_band b[] = {band("A", "A|gemm|omp|f32|row-major|FWD_D", 1, 100),
                    band("B", "B|gemm|omp|f32|row-major|FWD_D", 1, 100),
@@ -125,7 +125,7 @@ static void one_node(void)
     kb_check_node_free(&n);
 }
 
-static void names(void)
+static void test_names(void)
 {
     kb_result_file f[] = {{.path = "a.jsonl", .host = "n1"},
                           {.path = "b.jsonl", .host = "n2"},
@@ -142,10 +142,14 @@ static void names(void)
         kb_check_node_free(&n[i]);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(one_case),
+    CHECK_TEST(one_node),
+    CHECK_TEST(names),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    one_case();
-    one_node();
-    names();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -10,7 +10,7 @@
 
 static const kb_svg_box BOX = {100, 500, 50, 400};
 
-static void log_pixels(void)
+static void test_log_pixels(void)
 {
     kb_axis a = kb_axis_x(true, 0.1, 1000, &BOX);
     CHECK_NEAR(kb_axis_px(&a, 0.1), 100, 1e-12);
@@ -26,7 +26,7 @@ static void log_pixels(void)
     CHECK(kb_axis_px(&a, NAN) == 100);
 }
 
-static void linear_pixels(void)
+static void test_linear_pixels(void)
 {
     kb_axis a = kb_axis_y(false, 0, 7, &BOX);       /* upwards */
     CHECK(kb_axis_px(&a, 0) == 400);
@@ -41,7 +41,7 @@ static void linear_pixels(void)
     CHECK(kb_axis_scale(&d) == 0);
 }
 
-static void decades(void)
+static void test_decades(void)
 {
     double t[16];
     kb_axis a = kb_axis_x(true, 0.1, 1000, &BOX);
@@ -62,7 +62,7 @@ static void decades(void)
     CHECK(e.lo == 1 && e.hi == 100);
 }
 
-static void log_factors(void)
+static void test_log_factors(void)
 {
     double t[16];
     /* 0.9..1.1 is 0.087 decades: 1.01 gives 20 steps, 1.02 10, 1.05 4 */
@@ -85,7 +85,7 @@ static void log_factors(void)
     CHECK_NEAR(p.hi, pow(10, 2.1), 1e-14);
 }
 
-static void linear_steps(void)
+static void test_linear_steps(void)
 {
     double t[16];
     kb_axis a = kb_axis_x(false, 0, 7, &BOX);
@@ -150,7 +150,7 @@ static void draw_y_big(FILE *f)
     kb_svg_axis_title(f, &a, &BOX, 78, 14, "GFLOP/s");
 }
 
-static void grids(void)
+static void test_grids(void)
 {
     char *s = drawn(draw_x_decades);
     CHECK(s != NULL);
@@ -187,7 +187,7 @@ static void document(FILE *f)
     kb_svg_box_draw(f, &BOX);
 }
 
-static void documents(void)
+static void test_documents(void)
 {
     const char *head = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" "
                        "height=\"480\" viewBox=\"0 0 640 480\"";
@@ -213,14 +213,18 @@ static void documents(void)
     }
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(log_pixels),
+    CHECK_TEST(linear_pixels),
+    CHECK_TEST(decades),
+    CHECK_TEST(log_factors),
+    CHECK_TEST(linear_steps),
+    CHECK_TEST(grids),
+    CHECK_TEST(documents),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
-    log_pixels();
-    linear_pixels();
-    decades();
-    log_factors();
-    linear_steps();
-    grids();
-    documents();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }
