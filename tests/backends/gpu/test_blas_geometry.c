@@ -71,7 +71,7 @@ static void check_case(int64_t m, int64_t n, int64_t k, bool ta, bool tb)
     free(c);
 }
 
-int main(void)
+static void test_shapes(void)
 {
     static const int64_t shapes[][3] = {
         {1, 1, 1}, {3, 5, 7}, {7, 3, 5}, {5, 7, 3}, {1, 9, 4}, {6, 1, 2}};
@@ -79,10 +79,23 @@ int main(void)
         for (int t = 0; t < 4; t++)
             check_case(shapes[s][0], shapes[s][1], shapes[s][2], t & 1,
                        t & 2);
+}
 
-    /* BLAS wants every leading dimension at least 1, even with K = 0 */
+/* BLAS wants every leading dimension at least 1, even with K = 0 */
+static void test_k_zero(void)
+{
     kb_blas_geometry g;
     kb_blas_geometry_of(&(kb_gemm_desc){.m = 4, .n = 3, .k = 0}, &g);
     CHECK(g.ld_first == 3 && g.ld_second == 1 && g.ldc == 3);
-    return CHECK_DONE();
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(shapes),
+    CHECK_TEST(k_zero),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, tests);
 }

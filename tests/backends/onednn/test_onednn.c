@@ -118,15 +118,19 @@ static void test_describe(void)
     CHECK(fpmath);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(fpmath_attr),
+    CHECK_TEST(refused),
+    CHECK_TEST(unimplemented_reasons),
+    CHECK_TEST(describe),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
     be = kb_backend_find("onednn");
     CHECK(be != NULL);
     if (!be)
         return CHECK_DONE();
-    test_fpmath_attr();
-    test_refused();
-    test_unimplemented_reasons();
-    test_describe();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

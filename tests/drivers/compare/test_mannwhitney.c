@@ -10,7 +10,7 @@
 #define N(a) ((int64_t)(sizeof a / sizeof a[0]))
 
 /* Samples fully separated: U = 0, p = 2 / C(n1 + n2, n1). */
-static void separated(void)
+static void test_separated(void)
 {
     double x3[] = {1, 2, 3}, y3[] = {4, 5, 6};
     kb_mw_result r;
@@ -30,7 +30,7 @@ static void separated(void)
 /* x = {1, 3, 5}, y = {2, 4, 6, 7}: U = 0 + 1 + 2 = 3; of the 35
  * orderings, 1 + 1 + 2 + 3 = 7 have U <= 3 (partitions of 0..3 into at
  * most 3 parts of at most 4), so p = 2 x 7 / 35 = 0.4. */
-static void interleaved(void)
+static void test_interleaved(void)
 {
     double x[] = {5, 1, 3}, y[] = {7, 2, 6, 4};
     kb_mw_result r;
@@ -43,7 +43,7 @@ static void interleaved(void)
  * T H (n1 = n2 = 6): U_T = 6 + 5 x 1 = 11 pairs where the tortoise beat
  * the hare, U_H = 25; p = 2 P(U <= 11) = 2 x 143 / 924 = 0.3095 (SciPy:
  * 0.30952380952380953). */
-static void tortoise_and_hare(void)
+static void test_tortoise_and_hare(void)
 {
     double t[] = {1, 7, 8, 9, 10, 11}, h[] = {2, 3, 4, 5, 6, 12};
     kb_mw_result r;
@@ -100,7 +100,7 @@ static void enumerate(int n1, int n2)
  * give sum(t^3 - t) = 24 + 6 + 6 = 36; sigma^2 = 20/12 (10 - 36/72) =
  * 15.8333; z = (|2.5 - 10| - 0.5) / sigma = 1.7592; p = 2 (1 - Phi(z)) =
  * 0.078546 (SciPy 1.10's mannwhitneyu(x, y): 0.07854585095119067). */
-static void ties_normal(void)
+static void test_ties_normal(void)
 {
     double x[] = {1, 2, 2, 3}, y[] = {2, 3, 4, 4, 5};
     kb_mw_result r;
@@ -119,7 +119,7 @@ static void ties_normal(void)
 /* More than KB_MW_EXACT_MAX values on a side: normal, even without ties;
  * the two halves of 0..2n-1 interleaved give U = n1 n2 / 2 exactly and
  * p = 1 (the continuity correction pushes z below 0). */
-static void large_normal(void)
+static void test_large_normal(void)
 {
     enum { n = KB_MW_EXACT_MAX + 1 };
     double x[n], y[n];
@@ -140,7 +140,7 @@ static void large_normal(void)
  * 0.025 <= P(U <= 3) = 7/252, so k = 3: the 3rd smallest 0.8 and the 3rd
  * largest 4.8, at confidence 1 - 2 x 4/252 = 0.968 (R's wilcox.test says
  * the same). */
-static void hl_exact(void)
+static void test_hl_exact(void)
 {
     double x[] = {3, 1, 4, 5, 2}, y[] = {0.4, 0, 0.2, 0.1, 0.3};
     kb_hl_result h;
@@ -170,7 +170,7 @@ static int cmp_double(const void *a, const void *b)
 /* The order statistics found by counting against every difference
  * stored and sorted, for the normal k (ties from rounding the data):
  * k = round(n1 n2 / 2 - 1.96 sigma). */
-static void hl_normal_brute(void)
+static void test_hl_normal_brute(void)
 {
     enum { n1 = 37, n2 = 44 };
     double x[n1], y[n2], d[n1 * n2];
@@ -210,19 +210,29 @@ static void hl_normal_brute(void)
     CHECK_NEAR(h.confidence, 0.95, 0);
 }
 
-int main(void)
+/* every split of a few small samples, enumerated exactly */
+static void test_enumerate(void)
 {
-    separated();
-    interleaved();
-    tortoise_and_hare();
     enumerate(3, 3);
     enumerate(4, 5);
     enumerate(6, 6);
     enumerate(7, 3);
     enumerate(1, 8);
-    ties_normal();
-    large_normal();
-    hl_exact();
-    hl_normal_brute();
-    return CHECK_DONE();
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(separated),
+    CHECK_TEST(interleaved),
+    CHECK_TEST(tortoise_and_hare),
+    CHECK_TEST(enumerate),
+    CHECK_TEST(ties_normal),
+    CHECK_TEST(large_normal),
+    CHECK_TEST(hl_exact),
+    CHECK_TEST(hl_normal_brute),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, tests);
 }

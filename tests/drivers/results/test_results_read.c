@@ -43,7 +43,7 @@ static const char *write_file(const char *name, const char *text)
     return path;
 }
 
-static void valid(void)
+static void test_valid(void)
 {
     const char *path = write_file("ok.jsonl",
         RUN "\n" PASSED "{\"type\":\"note\",\"text\":\"a later record type\"}\n"
@@ -135,7 +135,7 @@ static const struct {
      ":2: case field \"roofline\" is not an object"},
 };
 
-static void refused(void)
+static void test_refused(void)
 {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *path = write_file(bad[i].name, bad[i].text);
@@ -158,18 +158,23 @@ static void refused(void)
     CHECK(strncmp(err, "/nonexistent/r.jsonl: cannot open", 33) == 0);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(valid),
+    CHECK_TEST(refused),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
     }
-    valid();
-    refused();
+    int status = check_main(argc, argv, tests);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         unlink(path_of(bad[i].name));
     unlink(path_of("ok.jsonl"));
     unlink(path_of("partial.jsonl"));
     rmdir(dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -187,13 +187,17 @@ static void test_bad_training_catalogs(void)
     rmdir(dir);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(k_is_mb),
+    CHECK_TEST(pass_names),
+    CHECK_TEST(catalog_steps),
+    CHECK_TEST(bad_training_catalogs),
+    CHECK_END,
+};
+
+int main(int argc, char **argv)
 {
     if (!mkdtemp(dir))
         return 1;
-    test_k_is_mb();
-    test_pass_names();
-    test_catalog_steps();
-    test_bad_training_catalogs();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }
