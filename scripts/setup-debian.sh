@@ -15,7 +15,7 @@ set -euo pipefail
 # HDF5 and liburing (a profile or engine whose library is missing says so),
 # ISA-L (the read path's CRCs with SIMD; without it zlib and a table).
 # python3-scipy: reference p-values for the compare statistics test only.
-# python3-numpy, python3-h5py: the DLIO dataset fixtures (tests/dlio_fixtures.py).
+# python3-numpy, python3-h5py: the DLIO dataset fixtures (tests/iostage/dlio_fixtures.py).
 packages=(build-essential cmake pkg-config git libcjson-dev python3 python3-scipy
           python3-numpy python3-h5py
           libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev libxml2-dev

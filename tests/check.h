@@ -1,6 +1,19 @@
 /* check.h - the smallest test harness: CHECK(cond) records a failure with
  * file and line and goes on; CHECK_DONE() prints "N passed, N failed" and
- * returns the exit status for main. */
+ * returns the exit status for main.
+ *
+ * Sub-tests are named, as in libuv's test/test-list.h: each is a
+ * `static void test_NAME(void)`, listed once in a table that ends with
+ * CHECK_END, and main hands the table to check_main:
+ *
+ *     static const check_test tests[] = {
+ *         CHECK_TEST(median), CHECK_TEST(quantile), CHECK_END};
+ *     int main(int argc, char **argv) { return check_main(argc, argv, tests); }
+ *
+ * `./test_stats` runs them all in order, `./test_stats quantile median` only
+ * those (in the order named), `./test_stats --list` prints the names.  An
+ * unknown name, or an option other than --list, runs nothing and exits 2
+ * naming it. */
 #ifndef KB_CHECK_H
 #define KB_CHECK_H
 
@@ -50,5 +63,50 @@ static int check_passed_, check_failed_;
 #define CHECK_DONE()                                                       \
     (printf("%d passed, %d failed\n", check_passed_, check_failed_),       \
      check_failed_ ? 1 : 0)
+
+/* One sub-test: its name and its function. */
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} check_test;
+
+#define CHECK_TEST(name) {#name, test_##name}
+#define CHECK_END {NULL, NULL}
+
+/* Runs the sub-tests named in argv[1..argc-1], or all of them when none is
+ * named; --list prints the names.  Returns main's exit status: 0 when every
+ * CHECK passed, 1 when one failed, 2 for an unknown name or option (nothing
+ * run). */
+static inline int check_main(int argc, char **argv, const check_test *tests)
+{
+    int named = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--list") == 0) {
+            for (const check_test *t = tests; t->name; t++)
+                printf("%s\n", t->name);
+            return 0;
+        }
+        const check_test *t = tests;
+        while (t->name && strcmp(t->name, argv[i]) != 0)
+            t++;
+        if (!t->name) {
+            fprintf(stderr, "%s: unknown %s '%s' (--list names the "
+                    "sub-tests)\n", argv[0],
+                    argv[i][0] == '-' ? "option" : "sub-test", argv[i]);
+            return 2;
+        }
+        named++;
+    }
+    if (named == 0) {
+        for (const check_test *t = tests; t->name; t++)
+            t->fn();
+    } else {
+        for (int i = 1; i < argc; i++)
+            for (const check_test *t = tests; t->name; t++)
+                if (strcmp(t->name, argv[i]) == 0)
+                    t->fn();
+    }
+    return CHECK_DONE();
+}
 
 #endif

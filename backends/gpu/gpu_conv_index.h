@@ -1,6 +1,6 @@
 /* gpu_conv_index.h - where the GPU GEMM and implicit-GEMM convolution
  * find their operands: plain C index math, the same functions on the host
- * (tests/test_gpu_conv_index.c proves them against the reference) and in
+ * (tests/backends/gpu/test_gpu_conv_index.c proves them against the reference) and in
  * the kernels (gpu_gemm.cu, gpu_conv.cu).
  *
  * GEMM: op(A)[m,k] and op(B)[k,n] in the storage kb_arg_offset gives A

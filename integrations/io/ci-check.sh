@@ -5,7 +5,7 @@
 #
 # Starts integrations/slurm/local-cluster.sh in a temporary directory
 # (stopped by PID on any exit), generates a tiny dataset (bert of
-# tests/io_profiles_test.conf: 3 files of 50 samples), then
+# tests/inputs/io_profiles_test.conf: 3 files of 50 samples), then
 #   1. `srun -N2 -n2 --ntasks-per-node=1 kbench io run ... --epochs 2`, each
 #      task writing out.<SLURM_PROCID>.jsonl: rank and size from Slurm's
 #      variables, the last partial batch of each 75-sample shard dropped;
@@ -39,7 +39,7 @@ if ! command -v mpirun >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin >/dev/null \
         || die "apt-get install openmpi-bin failed"
 fi
-profiles=$root/tests/io_profiles_test.conf
+profiles=$root/tests/inputs/io_profiles_test.conf
 
 tmp=$(mktemp -d /tmp/kbench-io-ci.XXXXXX)
 cleanup() {

@@ -33,14 +33,14 @@ foreach(fmt tfrecord npz hdf5 dlio-npz dlio-tfrecord dlio-hdf5)
   string(REPLACE "-" "_" id ${fmt})
   kb_fuzz(format_${id} fuzz_format.c kb_io KB_FUZZ_FORMAT="${fmt}")
 endforeach()
-# decoder and the tiny profile (tests/io_profiles_test.conf) giving its shape
+# decoder and the tiny profile (tests/inputs/io_profiles_test.conf) giving its shape
 foreach(pair cosmo:cosmoflow jpeg:resnet50 hdf5:deepcam)
   string(REPLACE ":" ";" pair ${pair})
   list(GET pair 0 dec)
   list(GET pair 1 prof)
   kb_fuzz(decode_${dec} fuzz_decode.c kb_io KB_FUZZ_DECODER="${dec}"
           KB_FUZZ_PROFILE="${prof}"
-          KB_FUZZ_PROFILES="${PROJECT_SOURCE_DIR}/tests/io_profiles_test.conf")
+          KB_FUZZ_PROFILES="${PROJECT_SOURCE_DIR}/tests/inputs/io_profiles_test.conf")
 endforeach()
 kb_fuzz(descriptor fuzz_descriptor.c kb_kernels)
 kb_fuzz(batch fuzz_batch.c kb_kernels)

@@ -3,13 +3,13 @@
 (never committed): OUT/<target>/ for each target of tests/fuzz/fuzz.cmake.
 
 - container files: `kbench io gen` of the tiny profiles of
-  tests/io_profiles_test.conf; their manifests; the sample bodies inside
+  tests/inputs/io_profiles_test.conf; their manifests; the sample bodies inside
   them for the decoders (JPEG, cosmoflow's labels + gzip, the HDF5 image);
 - io_epoch records of a two-rank `kbench io run`, for `kbench io merge`;
-- DLIO's files: those of tests/dlio_fixtures.py (numpy, h5py, TFRecord
+- DLIO's files: those of tests/iostage/dlio_fixtures.py (numpy, h5py, TFRecord
   Examples);
 - descriptors and batch files: tests/inputs/*.txt, the model catalogs and
-  the string literals of tests/test_descriptor.c and tests/test_batch.c;
+  the string literals of tests/kernels/test_descriptor.c and tests/kernels/test_batch.c;
 - DLIO workload YAMLs: tests/inputs/dlio/, else DLIO's own configs where
   they are unpacked (KB_DLIO_SRC), else one written here;
 - bitmaps: zlib streams of a few delivered-sample bitmaps as hex.
@@ -94,7 +94,7 @@ def merge_records(kbench, out, tmp):
 
 
 def dlio_files(out, tmp):
-    """DLIO's own files as tests/dlio_fixtures.py writes them (numpy.savez,
+    """DLIO's own files as tests/iostage/dlio_fixtures.py writes them (numpy.savez,
     savez_compressed, zip64, h5py, TFRecord Examples): two of each set."""
     d = os.path.join(tmp, "dlio")
     subprocess.run([sys.executable, os.path.join(ROOT, "tests",

@@ -1,0 +1,13 @@
+# tests/backends/omp/omp.cmake - the omp backend again under the
+# KBENCH_OMP_UKERNEL choices of its micro-kernel table
+# (backends/omp/omp_ukernels.c) that a CPU with AMX (which backend_omp
+# tests) does not pick itself; one this CPU cannot run makes every case
+# fail to prepare with "this CPU ... cannot run it", which SKIPS the test.
+# Names omp on purpose: the table is omp's (tests/backends/backend_names_allow.txt).
+foreach(uk portable avx512_bf16)
+  add_test(NAME backend_omp_${uk}
+           COMMAND test_backend omp ${kb_backend_coverage} ${kb_backend_inputs})
+  set_tests_properties(backend_omp_${uk} PROPERTIES
+    ENVIRONMENT "${kb_backend_env};KBENCH_OMP_UKERNEL=${uk}"
+    SKIP_REGULAR_EXPRESSION "KBENCH_OMP_UKERNEL=${uk}: this CPU")
+endforeach()

@@ -1,2 +1,0 @@
-# tests/common.cmake: what every verb shares, drivers/common/.
-kb_add_test(test_svg_axes kb_common)

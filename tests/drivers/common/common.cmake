@@ -1,0 +1,2 @@
+# tests/drivers/common/common.cmake: what every verb shares, drivers/common/.
+kb_add_test(test_svg_axes kb_common)
