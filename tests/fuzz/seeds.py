@@ -26,7 +26,7 @@ import tempfile
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROFILES = os.path.join(ROOT, "tests", "io_profiles_test.conf")
+PROFILES = os.path.join(ROOT, "tests", "inputs", "io_profiles_test.conf")
 # profile -> its container's target and the decoder its bodies feed
 GEN = {"resnet50": ("tfrecord", "jpeg"), "cosmoflow": ("tfrecord", "cosmo"),
        "unet3d": ("npz", None), "bert": ("tfrecord", None),
@@ -97,7 +97,7 @@ def dlio_files(out, tmp):
     """DLIO's own files as tests/iostage/dlio_fixtures.py writes them (numpy.savez,
     savez_compressed, zip64, h5py, TFRecord Examples): two of each set."""
     d = os.path.join(tmp, "dlio")
-    subprocess.run([sys.executable, os.path.join(ROOT, "tests",
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "iostage",
                                                  "dlio_fixtures.py"),
                     "write", d], check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(d, "expect.txt")) as f:
@@ -134,10 +134,10 @@ def text_files(out):
             word = line.split("#")[0].strip()
             if word and not word.startswith("--"):
                 put(out, "descriptor", word.split()[0])
-    for lit in c_literals(os.path.join(ROOT, "tests", "test_descriptor.c")):
+    for lit in c_literals(os.path.join(ROOT, "tests", "kernels", "test_descriptor.c")):
         if "%" not in lit and len(lit) < 200:
             put(out, "descriptor", lit)
-    for lit in c_literals(os.path.join(ROOT, "tests", "test_batch.c")):
+    for lit in c_literals(os.path.join(ROOT, "tests", "kernels", "test_batch.c")):
         if "%" not in lit:
             put(out, "batch", lit)
 
