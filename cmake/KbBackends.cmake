@@ -7,8 +7,9 @@
 #   kb_backend_built(NAME "what")    e.g. kb_backend_built(cublas "cuBLAS 13.0")
 #   kb_backend_skipped(NAME "why")   e.g. kb_backend_skipped(cudnn "no cudnn.h")
 #
-# NAME is one line of backends/backends.txt (its switch and device, read
-# here into KB_BACKEND_SWITCH_<NAME> and KB_BACKEND_DEVICE_<NAME>); a
+# NAME is one line of backends/backends.txt (its switch, device and folder,
+# read here into KB_BACKEND_SWITCH_<NAME>, KB_BACKEND_DEVICE_<NAME> and
+# KB_BACKEND_FOLDER_<NAME>); a
 # folder that builds two backends calls once per name.  The names built go
 # to the global property KB_BACKEND_NAMES, which tests/ registers its
 # per-backend tests from; kb_backends_reported() fails configure when the
@@ -23,6 +24,7 @@ foreach(line IN LISTS kb_table_lines)
   list(GET fields 1 KB_BACKEND_SWITCH_${n})
   list(GET fields 2 KB_BACKEND_DEVICE_${n})
   list(GET fields 3 folder)
+  set(KB_BACKEND_FOLDER_${n} ${folder})
   list(APPEND KB_BACKEND_ALL ${n})
   if(NOT folder IN_LIST KB_BACKEND_FOLDERS)
     list(APPEND KB_BACKEND_FOLDERS ${folder})

@@ -8,9 +8,9 @@ set(kb_backend_inputs
   ${CMAKE_CURRENT_SOURCE_DIR}/inputs/gemm_edges.txt
   ${CMAKE_CURRENT_SOURCE_DIR}/inputs/conv_edges.txt
   ${CMAKE_CURRENT_SOURCE_DIR}/inputs/bnorm_edges.txt)
-# Which settings each backend runs; test_backend derives the cases it
-# expects from it and from the inputs' lines (tests/inputs/coverage.txt).
-set(kb_backend_coverage ${CMAKE_CURRENT_SOURCE_DIR}/inputs/coverage.txt)
+# Which settings each backend runs, beside it (backends/FOLDER/coverage.txt);
+# test_backend derives the cases it expects from it and from the inputs'
+# lines.
 
 # One test per backend built (KB_BACKEND_NAMES, from the backend folders):
 # backend_<name> on the CPU, gpu_backend_<name> (LABELS gpu, skipped
@@ -26,8 +26,9 @@ foreach(name IN LISTS KB_BACKEND_NAMES)
   else()
     set(test gpu_backend_${name})
   endif()
-  add_test(NAME ${test} COMMAND test_backend ${name} ${kb_backend_coverage}
-                                ${kb_backend_inputs})
+  add_test(NAME ${test} COMMAND test_backend ${name}
+           ${PROJECT_SOURCE_DIR}/backends/${KB_BACKEND_FOLDER_${name}}/coverage.txt
+           ${kb_backend_inputs})
   set_tests_properties(${test} PROPERTIES ENVIRONMENT "${kb_backend_env}")
   if(NOT KB_BACKEND_DEVICE_${name} STREQUAL "cpu")
     set_tests_properties(${test} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)

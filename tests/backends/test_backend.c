@@ -6,9 +6,9 @@
  *
  * Every problem of the files runs in every setting of its kind's sweep
  * (the tables below: layout x direction x data type), each setting one
- * case.  COVERAGE (tests/inputs/coverage.txt) says, per backend, which
- * (kernel, direction, type, layout) settings it runs; every other one it
- * must SKIP, saying why.  Every covered case must run and pass, so the
+ * case.  COVERAGE (backends/FOLDER/coverage.txt, beside the backend)
+ * says, per backend, which (kernel, direction, type, layout) settings it
+ * runs; every other one it must SKIP, saying why.  Every covered case must run and pass, so the
  * cases expected are the input lines of each kernel (read by kbench's
  * batch parser) times the covered settings: nothing is typed by hand, a
  * new input line adds its cases, and a path that starts skipping (or a
@@ -18,7 +18,18 @@
  * backends, whose exact coverage only a machine with the device can
  * measure).  Exits 77 (ctest's SKIP_RETURN_CODE) when the backend's
  * describe() says it has no device ("device" "none"): its cases would
- * all be SKIPPED. */
+ * all be SKIPPED.
+ *
+ * A coverage file's lines, after # comments:
+ *   BACKEND  KERNELS  DIRECTIONS  TYPES  LAYOUTS
+ *   BACKEND  KERNELS  +
+ * Each of KERNELS, DIRECTIONS, TYPES and LAYOUTS is a comma list of names
+ * or `*` (every one this test sweeps): kernels as in `kbench list
+ * kernels`; directions FWD_B FWD_D FWD_I BWD_D BWD_W BWD_WB BWD_DW (conv
+ * sweeps FWD_B FWD_D BWD_D BWD_W BWD_WB, GEMM FWD_D, bnorm FWD_I FWD_D
+ * BWD_D BWD_DW); types f32 f64 bf16 f16 bf16:bf16:f32 (bnorm has no mixed
+ * one); layouts NCX NXC (GEMM has NCX only).  A built backend without a
+ * line fails its test. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 # Names omp on purpose: the table is omp's (tests/backends/backend_names_allow.txt).
 foreach(uk portable avx512_bf16)
   add_test(NAME backend_omp_${uk}
-           COMMAND test_backend omp ${kb_backend_coverage} ${kb_backend_inputs})
+           COMMAND test_backend omp ${PROJECT_SOURCE_DIR}/backends/omp/coverage.txt ${kb_backend_inputs})
   set_tests_properties(backend_omp_${uk} PROPERTIES
     ENVIRONMENT "${kb_backend_env};KBENCH_OMP_UKERNEL=${uk}"
     SKIP_REGULAR_EXPRESSION "KBENCH_OMP_UKERNEL=${uk}: this CPU")
