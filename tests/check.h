@@ -13,7 +13,9 @@
  * `./test_stats` runs them all in order, `./test_stats quantile median` only
  * those (in the order named), `./test_stats --list` prints the names.  An
  * unknown name, or an option other than --list, runs nothing and exits 2
- * naming it. */
+ * naming it.  A test with arguments of its own hands them over first
+ * (check_main_args, check_nargs); a sub-test that cannot run here ends
+ * with CHECK_SKIP, and a run where every sub-test skipped exits 77. */
 #ifndef KB_CHECK_H
 #define KB_CHECK_H
 
