@@ -13,7 +13,9 @@
  * `./test_stats` runs them all in order, `./test_stats quantile median` only
  * those (in the order named), `./test_stats --list` prints the names.  An
  * unknown name, or an option other than --list, runs nothing and exits 2
- * naming it. */
+ * naming it.  A test with arguments of its own hands them over first
+ * (check_main_args, check_nargs); a sub-test that cannot run here ends
+ * with CHECK_SKIP, and a run where every sub-test skipped exits 77. */
 #ifndef KB_CHECK_H
 #define KB_CHECK_H
 
@@ -73,14 +75,65 @@ typedef struct {
 #define CHECK_TEST(name) {#name, test_##name}
 #define CHECK_END {NULL, NULL}
 
-/* Runs the sub-tests named in argv[1..argc-1], or all of them when none is
- * named; --list prints the names.  Returns main's exit status: 0 when every
- * CHECK passed, 1 when one failed, 2 for an unknown name or option (nothing
- * run). */
-static inline int check_main(int argc, char **argv, const check_test *tests)
+/* The sub-test running now, and what check_main counts of the run. */
+static const char *check_current_;
+static int check_ran_, check_skipped_, check_skip_now_;
+
+/* Ends the current sub-test as skipped (a device, a library or a file it
+ * needs is missing), saying why on stdout as "SKIP NAME: why".  When every
+ * sub-test that ran skipped and no CHECK failed, check_main returns 77
+ * (ctest's SKIP_RETURN_CODE).  Only in a test_NAME function, which it
+ * returns from. */
+#define CHECK_SKIP(...)                                                    \
+    do {                                                                   \
+        check_skip_now_ = 1;                                               \
+        printf("SKIP %s: ", check_current_ ? check_current_ : "test");    \
+        printf(__VA_ARGS__);                                               \
+        printf("\n");                                                      \
+        fflush(stdout);                                                    \
+        return;                                                            \
+    } while (0)
+
+static inline void check_run_(const check_test *t)
 {
+    check_current_ = t->name;
+    check_skip_now_ = 0;
+    t->fn();
+    check_ran_++;
+    check_skipped_ += check_skip_now_;
+    check_current_ = NULL;
+}
+
+/* How many of argv[1..argc-1] come before a `--` (all of them when there
+ * is none): the count of a test's own arguments when it takes a variable
+ * number of them, for check_main_args. */
+static inline int check_nargs(int argc, char **argv)
+{
+    int n = 0;
+    while (n + 1 < argc && strcmp(argv[n + 1], "--") != 0)
+        n++;
+    return n;
+}
+
+/* check_main for a test that takes its own arguments: argv[1..nfixed] are
+ * the test's (it has read them before), then an optional `--`, then the
+ * sub-test names or --list as for check_main:
+ *
+ *     ./test_fill_fine fp32_strict.txt bound_fp32
+ *     ./test_backend omp coverage.txt a.txt b.txt -- cases   (check_nargs)
+ *
+ * Runs the sub-tests named, or all of them when none is named.  Returns
+ * main's exit status: 0 when every CHECK passed, 1 when one failed, 2 for
+ * an unknown name or option (nothing run), 77 when every sub-test that ran
+ * skipped (CHECK_SKIP) and none failed. */
+static inline int check_main_args(int argc, char **argv, int nfixed,
+                                  const check_test *tests)
+{
+    int first = 1 + nfixed;
+    if (first < argc && strcmp(argv[first], "--") == 0)
+        first++;
     int named = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         if (strcmp(argv[i], "--list") == 0) {
             for (const check_test *t = tests; t->name; t++)
                 printf("%s\n", t->name);
@@ -99,14 +152,25 @@ static inline int check_main(int argc, char **argv, const check_test *tests)
     }
     if (named == 0) {
         for (const check_test *t = tests; t->name; t++)
-            t->fn();
+            check_run_(t);
     } else {
-        for (int i = 1; i < argc; i++)
+        for (int i = first; i < argc; i++)
             for (const check_test *t = tests; t->name; t++)
                 if (strcmp(t->name, argv[i]) == 0)
-                    t->fn();
+                    check_run_(t);
     }
-    return CHECK_DONE();
+    int status = CHECK_DONE();
+    if (status == 0 && check_ran_ > 0 && check_skipped_ == check_ran_)
+        return 77;
+    return status;
+}
+
+/* Runs the sub-tests named in argv[1..argc-1], or all of them when none is
+ * named; --list prints the names.  Returns main's exit status as
+ * check_main_args does. */
+static inline int check_main(int argc, char **argv, const check_test *tests)
+{
+    return check_main_args(argc, argv, 0, tests);
 }
 
 #endif

@@ -402,10 +402,51 @@ static bool no_device(const kb_backend *b)
     return false;
 }
 
+static char **files;   /* the batch files named on the command line */
+static int nfiles;
+
+/* Every problem of every file, once, by the first sub-test that needs
+ * them: what they ran is tallied for the coverage. */
+static void run_cases(void)
+{
+    static int done;
+    if (done++)
+        return;
+    for (int i = 0; i < nfiles; i++)
+        CHECK(check_file(files[i]) == 0);
+}
+
+/* each case against the reference */
+static void test_cases(void)
+{
+    if (no_device(be))
+        CHECK_SKIP("%s: no device", be->name);
+    run_cases();
+}
+
+/* what ran, setting by setting, against the backend's coverage */
+static void test_coverage(void)
+{
+    if (no_device(be))
+        CHECK_SKIP("%s: no device", be->name);
+    run_cases();
+    for (int k = 0; k < KB_KERNEL_COUNT; k++) {
+        CHECK(compare_settings((kb_kernel_id)k) == 0);
+        if (some[k])
+            CHECK(ran[k] > 0);
+    }
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(cases), CHECK_TEST(coverage), CHECK_END};
+
+/* test_backend BACKEND COVERAGE FILE... [-- SUB-TEST...] */
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: test_backend BACKEND COVERAGE FILE...\n");
+    int own = check_nargs(argc, argv);
+    if (own < 3) {
+        fprintf(stderr, "usage: test_backend BACKEND COVERAGE FILE... "
+                "[-- SUB-TEST...]\n");
         return 2;
     }
     be = kb_backend_find(argv[1]);
@@ -414,16 +455,7 @@ int main(int argc, char **argv)
         return CHECK_DONE();
     if (load_coverage(argv[2], be->name) != 0)
         return 2;
-    if (no_device(be)) {
-        printf("%s: no device: SKIPPED\n", be->name);
-        return 77;
-    }
-    for (int i = 3; i < argc; i++)
-        CHECK(check_file(argv[i]) == 0);
-    for (int k = 0; k < KB_KERNEL_COUNT; k++) {
-        CHECK(compare_settings((kb_kernel_id)k) == 0);
-        if (some[k])
-            CHECK(ran[k] > 0);
-    }
-    return CHECK_DONE();
+    files = argv + 3;
+    nfiles = own - 2;
+    return check_main_args(argc, argv, own, tests);
 }

@@ -131,8 +131,11 @@ static void test_provenance(void)
     CHECK(len > 4 && strcmp(p.command_line + len - 4, " ...") == 0);
 }
 
-static void test_jsonl(const char *path)
+static char dir[] = "/tmp/kb_writers_XXXXXX", jsonl[64], csv[64];
+
+static void test_jsonl(void)
 {
+    const char *path = jsonl;
     kb_problem p = gemm_problem();
     kb_case_record cases[2] = {passed_case(&p), skipped_case(&p)};
     kb_summary s = {.passed = 1, .skipped = 1};
@@ -200,8 +203,9 @@ static void test_jsonl(const char *path)
     free(text);
 }
 
-static void test_csv(const char *path)
+static void test_csv(void)
 {
+    const char *path = csv;
     kb_problem p = gemm_problem();
     kb_case_record cases[2] = {passed_case(&p), skipped_case(&p)};
     kb_summary s = {.passed = 1, .skipped = 1};
@@ -316,30 +320,30 @@ static void test_table(void)
     free(text);
 }
 
-int main(void)
+/* a file that cannot be created: NULL, and the error names it */
+static void test_unwritable(void)
 {
-    test_roofline_fields();
-    char dir[] = "/tmp/kb_writers_XXXXXX";
+    char err[256];
+    CHECK(kb_writer_jsonl("/nonexistent-dir/x.jsonl", err, sizeof err) == NULL);
+    CHECK(strstr(err, "/nonexistent-dir/x.jsonl") != NULL);
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(roofline_fields), CHECK_TEST(provenance), CHECK_TEST(jsonl),
+    CHECK_TEST(csv), CHECK_TEST(result_lines), CHECK_TEST(table),
+    CHECK_TEST(unwritable), CHECK_END};
+
+int main(int argc, char **argv)
+{
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
     }
-    char jsonl[64], csv[64];
     snprintf(jsonl, sizeof jsonl, "%s/r.jsonl", dir);
     snprintf(csv, sizeof csv, "%s/r.csv", dir);
-
-    test_provenance();
-    test_jsonl(jsonl);
-    test_csv(csv);
-    test_result_lines();
-    test_table();
-
-    char err[256];
-    CHECK(kb_writer_jsonl("/nonexistent-dir/x.jsonl", err, sizeof err) == NULL);
-    CHECK(strstr(err, "/nonexistent-dir/x.jsonl") != NULL);
-
+    int status = check_main(argc, argv, tests);
     unlink(jsonl);
     unlink(csv);
     rmdir(dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -742,20 +742,48 @@ static void threads_before_memory(run_result *res)
     res->threads = NULL;
 }
 
-int main(void)
+static char dir[] = "/tmp/kb_wrong_XXXXXX", json[64], peaks[64];
+static run_result res;
+static int nbuiltin;   /* the backends built in: before main registers mine */
+
+/* A backend that reads its outputs back keeps them privately, so it
+ * must be able to write the poison there too (this test's `unwritten`
+ * has not on purpose). */
+static void test_read_output_has_write_input(void)
 {
-    omp = kb_backend_find("omp");
-    CHECK(omp != NULL);
-    if (!omp)
-        return CHECK_DONE();
-    /* A backend that reads its outputs back keeps them privately, so it
-     * must be able to write the poison there too. */
-    for (int i = 0; i < kb_backend_count(); i++) {
+    for (int i = 0; i < nbuiltin; i++) {
         const kb_backend *b = kb_backend_at(i);
         if (b->read_output && !b->write_input)
             fprintf(stderr, "%s has read_output but no write_input\n", b->name);
         CHECK(!b->read_output || b->write_input);
     }
+}
+
+static void test_wrong_first_run(void) { wrong_first_run(&res); }
+static void test_idle_timed_runs(void) { idle_timed_runs(&res); }
+static void test_idle_onednn(void) { idle_onednn(&res); }
+static void test_honest_private(void) { honest_private(&res); }
+static void test_mistrusted(void) { mistrusted(&res, peaks); }
+static void test_low_precision(void) { low_precision(&res); }
+static void test_tf32_inputs(void) { tf32_inputs(&res); }
+static void test_f16_overflow(void) { f16_overflow(); }
+static void test_threads_before_memory(void) { threads_before_memory(&res); }
+
+static const check_test tests[] = {
+    CHECK_TEST(read_output_has_write_input), CHECK_TEST(wrong_first_run),
+    CHECK_TEST(idle_timed_runs), CHECK_TEST(idle_onednn),
+    CHECK_TEST(honest_private), CHECK_TEST(mistrusted),
+    CHECK_TEST(low_precision), CHECK_TEST(tf32_inputs),
+    CHECK_TEST(f16_overflow), CHECK_TEST(threads_before_memory), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    omp = kb_backend_find("omp");
+    CHECK(omp != NULL);
+    if (!omp)
+        return CHECK_DONE();
+    nbuiltin = kb_backend_count();
+    /* the test's backends, registered once for every sub-test */
     static const kb_backend *const mine[] = {
         &wrong, &unwritten, &lazy, &lazy_private, &private, &lowp};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
@@ -765,25 +793,14 @@ int main(void)
         CHECK(kb_backend_register(&lazy_onednn) == 0);
     CHECK(kb_backend_register(&wrong) != 0);   /* names are unique */
 
-    char dir[] = "/tmp/kb_wrong_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    char json[64], peaks[64];
     snprintf(json, sizeof json, "%s/r.jsonl", dir);
     snprintf(peaks, sizeof peaks, "%s/peaks.json", dir);
-    run_result res = {.json = json};
+    res = (run_result){.json = json};
 
-    wrong_first_run(&res);
-    idle_timed_runs(&res);
-    idle_onednn(&res);
-    honest_private(&res);
-    mistrusted(&res, peaks);
-    low_precision(&res);
-    tf32_inputs(&res);
-    f16_overflow();
-    threads_before_memory(&res);
-
+    int status = check_main(argc, argv, tests);
     unlink(json);
     unlink(peaks);
     rmdir(dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -61,6 +61,8 @@ static double num(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
+static char *dir;   /* a temporary directory, made in main */
+
 /* Entries of dir named model-* or optimizer-* (checkpoint files). */
 static int ckpt_files(const char *dir)
 {
@@ -78,7 +80,7 @@ static int ckpt_files(const char *dir)
  * checkpoint every 3 steps.  Sync, the loop stalls for the whole write;
  * async, for a snapshot and whatever of the write the compute did not
  * hide: less than the write. */
-static void test_loop_stall(const char *dir)
+static void test_loop_stall(void)
 {
     for (int async = 0; async < 2; async++) {
         char json[600], out[8192];
@@ -125,7 +127,7 @@ static void test_loop_stall(const char *dir)
 /* Two ranks by epoch (every epoch, 2 epochs of 2 steps), with optimizer
  * state: sharded, the ranks' model bytes add up to the model; rank_zero,
  * rank 1 writes nothing. */
-static void test_loop_ranks(const char *dir)
+static void test_loop_ranks(void)
 {
     for (int sharded = 0; sharded < 2; sharded++) {
         double model = 0, opt = 0;
@@ -163,7 +165,7 @@ static void test_loop_ranks(const char *dir)
 
 /* SIGINT in the middle of a long async loop: exit 130, the records of the
  * checkpoints done, the loop record marked interrupted, no files left. */
-static void test_loop_interrupt(const char *dir)
+static void test_loop_interrupt(void)
 {
     char json[600], first[700];
     snprintf(json, sizeof json, "%s/intr.jsonl", dir);
@@ -200,7 +202,7 @@ static void test_loop_interrupt(const char *dir)
 
 /* Without --steps, DLIO's steps an epoch: the test bert profile's 3 files
  * x 50 samples over batch 16 are 9 steps, and 4 a rank over 2 ranks. */
-static void test_loop_profile_steps(const char *dir)
+static void test_loop_profile_steps(void)
 {
     const char *ranks[2] = {"1", "2"};
     const double steps[2] = {9, 4}, ckpts[2] = {2, 1};
@@ -225,7 +227,7 @@ static void test_loop_profile_steps(const char *dir)
 
 /* A schedule without the epoch's steps, --async without a schedule, a
  * missing directory. */
-static void test_loop_errors(const char *dir)
+static void test_loop_errors(void)
 {
     char err[4096];
     CHECK(io_test_cmd(err, sizeof err, "checkpoint", "--bytes", "1000",
@@ -245,9 +247,9 @@ static void test_loop_errors(const char *dir)
           != NULL);
 }
 
-int main(void)
+/* a checkpoint on every engine, buffered and fsync'd O_DIRECT */
+static void test_engines(void)
 {
-    char *dir = io_test_mkdtemp();
     const char *engines[] = {"pread", "io_uring", "mmap"};
     for (int e = 0; e < 3; e++) {
         CHECK(io_test_cmd(NULL, 0, "checkpoint", "--bytes", "5000001",
@@ -256,6 +258,11 @@ int main(void)
                           "--dir", dir, "--engine", engines[e], "--fsync",
                           "--direct", NULL) == 0);
     }
+}
+
+/* the write and read modes each flag gives */
+static void test_modes(void)
+{
     check_modes(dir, NULL, NULL, "buffered", "buffered");
     check_modes(dir, "--fsync", NULL, "buffered+fsync", "buffered");
     /* where the filesystem refuses O_DIRECT the write is fsync'd instead */
@@ -265,6 +272,11 @@ int main(void)
     check_modes(dir, "--direct", "--fsync",
                 direct ? "direct+fsync" : "buffered+fsync",
                 direct ? "direct" : "buffered");
+}
+
+/* the profile's checkpoint size; a bad size, a directory that is not */
+static void test_profile_and_errors(void)
+{
     /* the profile's checkpoint size */
     CHECK(io_test_cmd(NULL, 0, "checkpoint", "--profiles", profiles,
                       "--profile", "bert", "--dir", dir, NULL) == 0);
@@ -275,12 +287,20 @@ int main(void)
     CHECK(io_test_cmd(err, sizeof err, "checkpoint", "--bytes", "100",
                       "--dir", "/nonexistent/kbio", NULL) == 3);
     CHECK(strstr(err, "/nonexistent/kbio") != NULL);
-    test_loop_stall(dir);
-    test_loop_ranks(dir);
-    test_loop_interrupt(dir);
-    test_loop_profile_steps(dir);
-    test_loop_errors(dir);
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(engines), CHECK_TEST(modes), CHECK_TEST(profile_and_errors),
+    CHECK_TEST(loop_stall), CHECK_TEST(loop_ranks), CHECK_TEST(loop_interrupt),
+    CHECK_TEST(loop_profile_steps), CHECK_TEST(loop_errors), CHECK_END};
+
+/* test_loop_interrupt's child _exits from kbench's own code: it never
+ * returns into check_main. */
+int main(int argc, char **argv)
+{
+    dir = io_test_mkdtemp();
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(dir);
     free(dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -28,7 +28,7 @@ static uint32_t crc_bitwise(uint32_t poly, const uint8_t *p, size_t n)
 
 /* The check values of "123456789" (the CRC catalogue), the empty input,
  * and RFC 3720's CRC32C vectors (B.4: 32 zeros, 32 x 0xff, 0 .. 31). */
-static void known_vectors(void)
+static void test_known_vectors(void)
 {
     const uint8_t *s = (const uint8_t *)"123456789";
     CHECK(kb_io_crc32(0, s, 9) == 0xCBF43926u);
@@ -46,7 +46,7 @@ static void known_vectors(void)
 
 /* 1 MiB and 3 bytes of pseudo-random data: whole, and in uneven pieces
  * chained as zlib chains (f(f(0, a), b)), against the references. */
-static void long_and_piecewise(void)
+static void test_long_and_piecewise(void)
 {
     size_t n = (1u << 20) + 3;
     uint8_t *p = malloc(n);
@@ -75,13 +75,23 @@ static void long_and_piecewise(void)
     free(p);
 }
 
-/* argv[1]: the implementation this build must have, "isa-l" or
- * "zlib+table". */
-int main(int argc, char **argv)
+static const char *want_impl_;   /* argv[1] */
+
+/* the implementation built is the one the build found */
+static void test_impl(void)
 {
     printf("checksums: %s\n", kb_io_checksum_impl());
-    CHECK(argc == 2 && strcmp(kb_io_checksum_impl(), argv[1]) == 0);
-    known_vectors();
-    long_and_piecewise();
-    return CHECK_DONE();
+    CHECK(want_impl_ && strcmp(kb_io_checksum_impl(), want_impl_) == 0);
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(impl), CHECK_TEST(known_vectors), CHECK_TEST(long_and_piecewise),
+    CHECK_END};
+
+/* argv[1]: the implementation this build must have, "isa-l" or
+ * "zlib+table"; sub-test names may follow it. */
+int main(int argc, char **argv)
+{
+    want_impl_ = argc >= 2 ? argv[1] : NULL;
+    return check_main_args(argc, argv, argc >= 2 ? 1 : 0, tests);
 }

@@ -166,7 +166,9 @@ static double num(const cJSON *o, const char *key)
 /* The hook, sync then async: 2 epochs x 7 steps, every 3 steps: files at
  * (1,3) (1,6) (2,3) (2,6) with the state of their step although the steps
  * after the snapshot changed it, one record each. */
-static void test_hook(const char *dir)
+static char *dir;   /* a temporary directory, made in main */
+
+static void test_hook(void)
 {
     for (int async = 0; async < 2; async++) {
         char sub[600], json[700], err[KB_IO_ERRLEN] = "";
@@ -221,7 +223,7 @@ static void test_hook(const char *dir)
 
 /* Two ranks: sharded, each writes its share of each state into its own
  * files; rank_zero, rank 1 writes nothing and says so. */
-static void test_hook_ranks(const char *dir)
+static void test_hook_ranks(void)
 {
     for (int sharded = 0; sharded < 2; sharded++) {
         char sub[600], err[KB_IO_ERRLEN] = "";
@@ -287,15 +289,15 @@ static void test_hook_errors(void)
     }
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(schedule), CHECK_TEST(shares), CHECK_TEST(hook),
+    CHECK_TEST(hook_ranks), CHECK_TEST(hook_errors), CHECK_END};
+
+int main(int argc, char **argv)
 {
-    char *dir = io_test_mkdtemp();
-    test_schedule();
-    test_shares();
-    test_hook(dir);
-    test_hook_ranks(dir);
-    test_hook_errors();
+    dir = io_test_mkdtemp();
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(dir);
     free(dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -13,6 +13,7 @@
 
 static const char *profiles = KB_IO_TEST_PROFILES;
 static char err[8192];
+static char *root;   /* a temporary directory, made in main */
 
 /* Generate profile `name` into root/tag; the path of its file `file`. */
 static void gen(const char *root, const char *tag, const char *name,
@@ -65,7 +66,7 @@ static void read_unverified(const char *name, const char *dir,
     cJSON_Delete(o);
 }
 
-static void test_flipped_byte(const char *root)
+static void test_flipped_byte(void)
 {
     char dir[600], path[700], json[700];
     gen(root, "flip", "bert", 1, dir, path, sizeof dir);
@@ -97,7 +98,7 @@ static void test_flipped_byte(const char *root)
      * file ends with that record's 4-byte data CRC): only checksums see
      * it */
     CHECK(io_test_flip(path, 1000, 0x01) == 0);
-    size_t fn;
+    size_t fn = 0;
     free(io_test_slurp(path, &fn));
     CHECK(io_test_flip(path, (long)fn - 5, 0x01) == 0);
     CHECK(run("bert", dir, NULL, json) == 1);
@@ -110,7 +111,7 @@ static void test_flipped_byte(const char *root)
     CHECK(strstr(err, "--verify 'md5': expected one of crc, none") != NULL);
 }
 
-static void test_truncated(const char *root)
+static void test_truncated(void)
 {
     char dir[600], path[700], json[700];
     gen(root, "trunc", "bert", 2, dir, path, sizeof dir);
@@ -131,12 +132,12 @@ static void test_truncated(const char *root)
     free(b);
 }
 
-static void test_wrong_crc(const char *root)
+static void test_wrong_crc(void)
 {
     char dir[600], path[700], json[700];
     gen(root, "crc", "cosmoflow", 3, dir, path, sizeof dir);
     snprintf(json, sizeof json, "%s/crc.jsonl", root);
-    size_t n;
+    size_t n = 0;
     uint8_t *b = io_test_slurp(path, &n);
     CHECK(b != NULL);
     /* the data CRC is the file's last 4 bytes (one record a file) */
@@ -153,7 +154,7 @@ static void test_wrong_crc(const char *root)
     free(b);
 }
 
-static void test_npz_hdf5(const char *root)
+static void test_npz_hdf5(void)
 {
     char dir[600], path[700], json[700];
     snprintf(json, sizeof json, "%s/other.jsonl", root);
@@ -178,14 +179,15 @@ static void test_npz_hdf5(const char *root)
     free(b);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(flipped_byte), CHECK_TEST(truncated), CHECK_TEST(wrong_crc),
+    CHECK_TEST(npz_hdf5), CHECK_END};
+
+int main(int argc, char **argv)
 {
-    char *root = io_test_mkdtemp();
-    test_flipped_byte(root);
-    test_truncated(root);
-    test_wrong_crc(root);
-    test_npz_hdf5(root);
+    root = io_test_mkdtemp();
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(root);
     free(root);
-    return CHECK_DONE();
+    return status;
 }

@@ -35,6 +35,9 @@ static const run_case run_cases[] = {
 };
 
 /* Set or clear the refusal the shim injects. */
+static char *root;       /* a temporary directory, made in main */
+static bool direct_ok;   /* whether its filesystem takes O_DIRECT */
+
 static void refuse(const char *what)
 {
     if (what)
@@ -106,8 +109,11 @@ static void check_epoch(const cJSON *o, const run_case *t, double bytes)
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "exactly_once")));
 }
 
-static void test_run(const char *root)
+static void test_run(void)
 {
+    /* the injection needs a filesystem that takes O_DIRECT */
+    if (!direct_ok)
+        CHECK_SKIP("%s refuses O_DIRECT itself", root);
     char dir[600], json[700];
     snprintf(dir, sizeof dir, "%s/bert", root);
     snprintf(json, sizeof json, "%s/run.jsonl", root);
@@ -193,8 +199,11 @@ static void check_side(const cJSON *o, const char *side, const char *mode,
     CHECK(num(o, key) > 0);
 }
 
-static void test_checkpoint(const char *root)
+static void test_checkpoint(void)
 {
+    /* the injection needs a filesystem that takes O_DIRECT */
+    if (!direct_ok)
+        CHECK_SKIP("%s refuses O_DIRECT itself", root);
     char json[700];
     snprintf(json, sizeof json, "%s/ckpt.jsonl", root);
     static char out[8192];
@@ -246,24 +255,20 @@ static void test_checkpoint(const char *root)
     }
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(run), CHECK_TEST(checkpoint), CHECK_END};
+
+int main(int argc, char **argv)
 {
     if (!dlsym(RTLD_DEFAULT, "kb_direct_refuse_shim")) {
         fprintf(stderr, "test_io_direct: direct_refuse_shim is not loaded: "
                 "run it through ctest, which sets LD_PRELOAD\n");
         return 1;
     }
-    char *root = io_test_mkdtemp();
-    if (!io_test_direct_works(root)) {
-        /* the injection needs a filesystem that takes O_DIRECT */
-        printf("SKIPPED: %s refuses O_DIRECT itself\n", root);
-        io_test_rmtree(root);
-        free(root);
-        return 77;
-    }
-    test_run(root);
-    test_checkpoint(root);
+    root = io_test_mkdtemp();
+    direct_ok = io_test_direct_works(root);
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(root);
     free(root);
-    return CHECK_DONE();
+    return status;
 }

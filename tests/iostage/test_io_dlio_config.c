@@ -231,6 +231,8 @@ static void test_layout_only(void)
 }
 
 /* A scratch YAML holding text; its path. */
+static char *dir;   /* a temporary directory, made in main */
+
 static const char *scratch(const char *dir, const char *text)
 {
     static char path[1024];
@@ -241,7 +243,7 @@ static const char *scratch(const char *dir, const char *text)
     return path;
 }
 
-static void test_refusals(const char *dir)
+static void test_refusals(void)
 {
     kb_io_profile p;
     char where[1100];
@@ -329,7 +331,7 @@ static void test_refusals(const char *dir)
 }
 
 /* kbench io gen from a DLIO YAML, made small by overrides. */
-static void test_gen(const char *dir)
+static void test_gen(void)
 {
     const kb_io_format *f = kb_io_format_find("dlio-npz");
     if (!f || f->missing) {
@@ -359,7 +361,7 @@ static void test_gen(const char *dir)
 
 /* kbench io checkpoint from bert's plan: the checkpoint folder is made
  * (as DLIO makes it) and is --dir's default. */
-static void test_checkpoint_verb(const char *dir)
+static void test_checkpoint_verb(void)
 {
     char ck[1100], opt[1200], err[4096];
     snprintf(ck, sizeof ck, "%s/ck/bert", dir);
@@ -377,19 +379,17 @@ static void test_checkpoint_verb(const char *dir)
     CHECK(has(err, "--dir is required"));
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(unet3d), CHECK_TEST(bert), CHECK_TEST(resnet50_cosmoflow),
+    CHECK_TEST(all_shipped), CHECK_TEST(overrides), CHECK_TEST(layout_only),
+    CHECK_TEST(refusals), CHECK_TEST(gen), CHECK_TEST(checkpoint_verb),
+    CHECK_END};
+
+int main(int argc, char **argv)
 {
-    char *dir = io_test_mkdtemp();
-    test_unet3d();
-    test_bert();
-    test_resnet50_cosmoflow();
-    test_all_shipped();
-    test_overrides();
-    test_layout_only();
-    test_refusals(dir);
-    test_gen(dir);
-    test_checkpoint_verb(dir);
+    dir = io_test_mkdtemp();
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(dir);
     free(dir);
-    return CHECK_DONE();
+    return status;
 }

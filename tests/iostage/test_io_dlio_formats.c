@@ -55,8 +55,10 @@ typedef struct {
     uint32_t crc;
 } fixture;
 
+static const char *root;   /* FIXTURES: the directory dlio_fixtures.py wrote */
+
 /* Scan (discovering everything), then parse every file of a fixture. */
-static void test_fixture(const char *root, const fixture *fx)
+static void one_fixture(const fixture *fx)
 {
     char dir[1024], err[KB_IO_ERRLEN];
     snprintf(dir, sizeof dir, "%s/%s", root, fx->name);
@@ -98,7 +100,7 @@ static void test_fixture(const char *root, const fixture *fx)
 
 /* The streaming walk of a TFRecord file, in pieces of every size, finds
  * what the whole-file walk finds. */
-static void test_tfrecord_parts(const char *root)
+static void test_tfrecord_parts(void)
 {
     kb_io_profile p;
     memset(&p, 0, sizeof p);
@@ -127,7 +129,7 @@ static void test_tfrecord_parts(const char *root)
 }
 
 /* A copy of file 0 of fixture `name`, changed by the caller. */
-static uint8_t *fixture_file(const char *root, const char *name, size_t *n)
+static uint8_t *fixture_file(const char *name, size_t *n)
 {
     char dir[1024], err[KB_IO_ERRLEN];
     snprintf(dir, sizeof dir, "%s/%s", root, name);
@@ -162,12 +164,12 @@ static bool named(int rc, const char *err, const char *what)
     return ok;
 }
 
-static void test_damage(const char *root)
+static void test_damage(void)
 {
     char err[KB_IO_ERRLEN];
     seen v;
     size_t n = 0;
-    uint8_t *b = fixture_file(root, "npz", &n);
+    uint8_t *b = fixture_file("npz", &n);
     const kb_io_format *npz = &kb_io_format_dlio_npz;
     CHECK(b != NULL);
     if (b) {
@@ -195,7 +197,7 @@ static void test_damage(const char *root)
         free(b);
     }
     /* the zip64 end record and central zip64 fields */
-    b = fixture_file(root, "npz64", &n);
+    b = fixture_file("npz64", &n);
     CHECK(b != NULL);
     if (b) {
         CHECK(parse(npz, b, n, &v, err) == 0 && v.n == 3);
@@ -219,7 +221,7 @@ static void test_damage(const char *root)
         free(b);
     }
     /* deflate: a damaged stream, or a damaged CRC */
-    b = fixture_file(root, "npzc", &n);
+    b = fixture_file("npzc", &n);
     CHECK(b != NULL);
     if (b) {
         CHECK(parse(npz, b, n, &v, err) == 0 && v.n == 2);
@@ -234,7 +236,7 @@ static void test_damage(const char *root)
         free(b);
     }
     const kb_io_format *tf = &kb_io_format_dlio_tfrecord;
-    b = fixture_file(root, "tfrecord", &n);
+    b = fixture_file("tfrecord", &n);
     CHECK(b != NULL);
     if (b) {
         size_t rec = n / 4;
@@ -274,14 +276,14 @@ static void test_damage(const char *root)
                     "varint"));
     }
     const kb_io_format *h5 = &kb_io_format_dlio_hdf5;
-    b = h5->missing ? NULL : fixture_file(root, "hdf5", &n);
+    b = h5->missing ? NULL : fixture_file("hdf5", &n);
     CHECK(b != NULL || h5->missing);
     if (b) {
         CHECK(named(parse(h5, b, n - 100, &v, err), err, "libhdf5"));
         b[1] ^= 1;
         CHECK(named(parse(h5, b, n, &v, err), err, "HDF5 signature"));
         free(b);
-        b = fixture_file(root, "hdf5_chunked", &n);
+        b = fixture_file("hdf5_chunked", &n);
         CHECK(b && named(parse(h5, b, n, &v, err), err, "chunked"));
         free(b);
     }
@@ -300,7 +302,7 @@ static int python_check(const char *dir, const kb_io_profile *p)
 }
 
 /* kbench io gen in DLIO's layout, then everything read back. */
-static void test_gen(const char *format, int64_t subfolders)
+static void gen(const char *format, int64_t subfolders)
 {
     char *dir = io_test_mkdtemp(), err[KB_IO_ERRLEN];
     kb_io_profile p;
@@ -394,8 +396,7 @@ static void test_names(void)
 /* End to end: `kbench io run --dlio-layout` over a fixture delivers every
  * sample exactly once, each epoch (DLIO's partial last batch kept, so
  * all of them count), streaming TFRecords as they arrive in 4 KiB reads. */
-static void test_run_engine(const char *root, const fixture *fx,
-                            const char *engine)
+static void run_engine(const fixture *fx, const char *engine)
 {
     char dir[1024], json[1100], err[4096];
     snprintf(dir, sizeof dir, "%s/%s", root, fx->name);
@@ -427,25 +428,20 @@ static void test_run_engine(const char *root, const fixture *fx,
     free(tmp);
 }
 
-static void test_run(const char *root, const fixture *fx)
+static void run_fixture(const fixture *fx)
 {
-    test_run_engine(root, fx, "pread");
-    test_run_engine(root, fx, "mmap");
+    run_engine(fx, "pread");
+    run_engine(fx, "mmap");
     if (!kb_io_engine_uring.missing)
-        test_run_engine(root, fx, "io_uring");
+        run_engine(fx, "io_uring");
 }
 
-int main(int argc, char **argv)
+/* Each fixture that expect.txt lists (and this build can read) handed to
+ * fn; at least 4 of them. */
+static void each_fixture(void (*fn)(const fixture *))
 {
-    bool run = argc == 3 && !strcmp(argv[2], "--run");
-    if (argc != 2 && !run) {
-        fprintf(stderr, "usage: %s FIXTURES [--run] (FIXTURES from "
-                "dlio_fixtures.py write; --run: kbench io run over them)\n",
-                argv[0]);
-        return 2;
-    }
     char path[1024], line[256];
-    snprintf(path, sizeof path, "%s/expect.txt", argv[1]);
+    snprintf(path, sizeof path, "%s/expect.txt", root);
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
     int sets = 0;
@@ -457,23 +453,47 @@ int main(int argc, char **argv)
         /* without libhdf5 the format says why */
         if (!strcmp(fx.format, "dlio-hdf5") && kb_io_format_dlio_hdf5.missing)
             continue;
-        if (run)
-            test_run(argv[1], &fx);
-        else
-            test_fixture(argv[1], &fx);
+        fn(&fx);
         sets++;
     }
     if (f)
         fclose(f);
     CHECK(sets >= 4);
-    if (run)
-        return CHECK_DONE();
-    test_names();
-    test_tfrecord_parts(argv[1]);
-    test_damage(argv[1]);
-    test_gen("dlio-npz", 0);
-    test_gen("dlio-tfrecord", 3);
-    if (!kb_io_format_dlio_hdf5.missing)
-        test_gen("dlio-hdf5", 0);
-    return CHECK_DONE();
+}
+
+/* every fixture scanned and parsed */
+static void test_fixtures(void) { each_fixture(one_fixture); }
+
+/* --run: kbench io run over every fixture, on each engine */
+static void test_run(void) { each_fixture(run_fixture); }
+
+static void test_gen_npz(void) { gen("dlio-npz", 0); }
+static void test_gen_tfrecord(void) { gen("dlio-tfrecord", 3); }
+static void test_gen_hdf5(void)
+{
+    if (kb_io_format_dlio_hdf5.missing)
+        CHECK_SKIP("built without libhdf5");
+    gen("dlio-hdf5", 0);
+}
+
+/* without --run, and with it (ctest test_io_dlio_run) */
+static const check_test tests[] = {
+    CHECK_TEST(fixtures), CHECK_TEST(names), CHECK_TEST(tfrecord_parts),
+    CHECK_TEST(damage), CHECK_TEST(gen_npz), CHECK_TEST(gen_tfrecord),
+    CHECK_TEST(gen_hdf5), CHECK_END};
+static const check_test run_tests[] = {CHECK_TEST(run), CHECK_END};
+
+/* test_io_dlio_formats FIXTURES [--run] [-- SUB-TEST...] */
+int main(int argc, char **argv)
+{
+    int own = check_nargs(argc, argv);
+    bool run = own == 2 && !strcmp(argv[2], "--run");
+    if (own != 1 && !run) {
+        fprintf(stderr, "usage: %s FIXTURES [--run] [-- SUB-TEST...] (FIXTURES "
+                "from dlio_fixtures.py write; --run: kbench io run over "
+                "them)\n", argv[0]);
+        return 2;
+    }
+    root = argv[1];
+    return check_main_args(argc, argv, own, run ? run_tests : tests);
 }

@@ -458,20 +458,17 @@ static void test_shards(void)
         }
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(good_two_ranks), CHECK_TEST(good_three_ranks),
+    CHECK_TEST(duplicate), CHECK_TEST(missing_sample), CHECK_TEST(missing_rank),
+    CHECK_TEST(rank_twice), CHECK_TEST(inconsistent), CHECK_TEST(bad_input),
+    CHECK_TEST(rank_detect), CHECK_TEST(shards), CHECK_END};
+
+int main(int argc, char **argv)
 {
     dir = io_test_mkdtemp();
-    test_good_two_ranks();
-    test_good_three_ranks();
-    test_duplicate();
-    test_missing_sample();
-    test_missing_rank();
-    test_rank_twice();
-    test_inconsistent();
-    test_bad_input();
-    test_rank_detect();
-    test_shards();
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(dir);
     free(dir);
-    return CHECK_DONE();
+    return status;
 }

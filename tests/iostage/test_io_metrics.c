@@ -92,6 +92,9 @@ static int64_t bitmap_count(const cJSON *o)
 }
 
 /* DLIO's definitions from the record's own windows, kbench's beside. */
+static char *root;      /* a temporary directory, made in main */
+static char dir[600];   /* root/bert: the bert dataset, generated in main */
+
 static void check_figures(const cJSON *o, double sleep, int64_t sample_bytes)
 {
     double tol = 4 * clock_res() + 1e-9;
@@ -145,7 +148,7 @@ static void check_figures(const cJSON *o, double sleep, int64_t sample_bytes)
     CHECK(kb >= 5);
 }
 
-static void test_figures(const char *dir, const char *root)
+static void test_figures(void)
 {
     char json[700];
     snprintf(json, sizeof json, "%s/fig.jsonl", root);
@@ -200,7 +203,7 @@ static void expect_counts(const cJSON *o, double steps, double samples,
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "exactly_once")));
 }
 
-static void test_last_batch(const char *dir, const char *root)
+static void test_last_batch(void)
 {
     char json[700];
     snprintf(json, sizeof json, "%s/last.jsonl", root);
@@ -235,7 +238,7 @@ static void test_last_batch(const char *dir, const char *root)
 
 /* Checkpoints between steps are outside both windows: DLIO's blocks end
  * before each, kbench's steady window has them taken out. */
-static void test_checkpoints(const char *dir, const char *root)
+static void test_checkpoints(void)
 {
     char json[700], ck[700];
     snprintf(json, sizeof json, "%s/ck.jsonl", root);
@@ -267,7 +270,7 @@ static void test_checkpoints(const char *dir, const char *root)
     cJSON_Delete(o);
 }
 
-static void test_skip_corrupt(const char *root)
+static void test_skip_corrupt(void)
 {
     char dir[600], path[700], json[700], out[8192];
     snprintf(dir, sizeof dir, "%s/skip", root);
@@ -303,18 +306,18 @@ static void test_skip_corrupt(const char *root)
     CHECK(strstr(err, "3 of 3 files skipped") != NULL);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(figures), CHECK_TEST(last_batch), CHECK_TEST(checkpoints),
+    CHECK_TEST(skip_corrupt), CHECK_END};
+
+int main(int argc, char **argv)
 {
-    char *root = io_test_mkdtemp();
-    char dir[600];
+    root = io_test_mkdtemp();
     snprintf(dir, sizeof dir, "%s/bert", root);
     CHECK(io_test_cmd(NULL, 0, "gen", "--profiles", profiles, "--profile",
                       "bert", "--dir", dir, "--threads", "1", NULL) == 0);
-    test_figures(dir, root);
-    test_last_batch(dir, root);
-    test_checkpoints(dir, root);
-    test_skip_corrupt(root);
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(root);
     free(root);
-    return CHECK_DONE();
+    return status;
 }

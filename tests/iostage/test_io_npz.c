@@ -201,26 +201,8 @@ static void test_native(void)
     free(b);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
-    {"round_trip", test_round_trip},
-    {"write_refused", test_write_refused},
-    {"native", test_native},
-};
+static const check_test tests[] = {
+    CHECK_TEST(round_trip), CHECK_TEST(write_refused), CHECK_TEST(native),
+    CHECK_END};
 
-int main(int argc, char **argv)
-{
-    int ran = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
-        if (argc < 2 || strcmp(argv[1], tests[i].name) == 0) {
-            tests[i].fn();
-            ran++;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_io_npz: no sub-test %s\n", argv[1]);
-        return 2;
-    }
-    return CHECK_DONE();
-}
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }

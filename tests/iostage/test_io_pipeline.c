@@ -106,7 +106,9 @@ static void check_jpeg_size(const char *dir)
     free(b);
 }
 
-static void one_profile(const char *root, const char *name, int files_x_spf)
+static char *root;   /* a temporary directory, made in main */
+
+static void one_profile(const char *name, int files_x_spf)
 {
     char dir[600], json[700];
     snprintf(dir, sizeof dir, "%s/%s", root, name);
@@ -171,7 +173,7 @@ static int run_dlio(const kb_io_profile *gen, const char *dir,
 
 /* A DLIO-layout dataset (files without ids): positional ids file x spf +
  * k, every sample once, and two ranks' shards of them. */
-static void test_dlio_layout(const char *root, const char *format)
+static void dlio_layout(const char *format)
 {
     char dir[600], json[700], err[KB_IO_ERRLEN];
     snprintf(dir, sizeof dir, "%s/%s", root, format);
@@ -213,7 +215,7 @@ static void test_dlio_layout(const char *root, const char *format)
     }
 }
 
-static void test_usage(const char *root)
+static void test_usage(void)
 {
     char err[4096];
     CHECK(io_test_cmd(err, sizeof err, "run", "--profiles", profiles,
@@ -236,6 +238,7 @@ static void test_usage(const char *root)
     char dir[600], manifest[700];
     snprintf(dir, sizeof dir, "%s/bert", root);
     snprintf(manifest, sizeof manifest, "%s/kbench-io.manifest", dir);
+    (void)mkdir(dir, 0755);   /* the bert sub-test's dataset, when run alone */
     FILE *f = fopen(manifest, "w");
     CHECK(f != NULL);
     if (f) {
@@ -247,21 +250,32 @@ static void test_usage(const char *root)
     CHECK(strstr(err, "dataset format 1") && strstr(err, "regenerate"));
 }
 
-int main(void)
+/* each profile: gen, then run (resnet50's JPEGs decode to their size) */
+static void test_resnet50(void)
 {
-    char *root = io_test_mkdtemp();
-    one_profile(root, "resnet50", 30);
+    one_profile("resnet50", 30);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/resnet50", root);
     check_jpeg_size(dir);
-    one_profile(root, "cosmoflow", 6);
-    one_profile(root, "unet3d", 5);
-    one_profile(root, "bert", 150);
-    one_profile(root, "deepcam", 4);
-    test_dlio_layout(root, "dlio-npz");
-    test_dlio_layout(root, "dlio-tfrecord");
-    test_usage(root);
+}
+static void test_cosmoflow(void) { one_profile("cosmoflow", 6); }
+static void test_unet3d(void) { one_profile("unet3d", 5); }
+static void test_bert(void) { one_profile("bert", 150); }
+static void test_deepcam(void) { one_profile("deepcam", 4); }
+/* the DLIO layouts, split across ranks */
+static void test_dlio_npz(void) { dlio_layout("dlio-npz"); }
+static void test_dlio_tfrecord(void) { dlio_layout("dlio-tfrecord"); }
+
+static const check_test tests[] = {
+    CHECK_TEST(resnet50), CHECK_TEST(cosmoflow), CHECK_TEST(unet3d),
+    CHECK_TEST(bert), CHECK_TEST(deepcam), CHECK_TEST(dlio_npz),
+    CHECK_TEST(dlio_tfrecord), CHECK_TEST(usage), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    root = io_test_mkdtemp();
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(root);
     free(root);
-    return CHECK_DONE();
+    return status;
 }

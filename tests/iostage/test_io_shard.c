@@ -73,6 +73,8 @@ static bool bit(const uint8_t *b, int64_t i)
 
 /* Ranks 0..n-1 of profile name (n <= 4): each its shard [lo, hi) with
  * `files[r]` files read; bitmaps disjoint, union every sample. */
+static char *root;   /* a temporary directory, made in main */
+
 static void check_split(const char *root, const char *name, int n,
                         int64_t total, const int64_t *lo, const int64_t *hi,
                         const int64_t *files)
@@ -112,7 +114,7 @@ static void check_split(const char *root, const char *name, int n,
 }
 
 /* The rank from Slurm's variables, when --rank is not given. */
-static void test_slurm(const char *root)
+static void test_slurm(void)
 {
     char dir[600], json[700];
     snprintf(dir, sizeof dir, "%s/bert", root);
@@ -135,7 +137,7 @@ static void test_slurm(const char *root)
 
 /* drop_last per rank: 75 samples a rank at batch 16 are 4 steps (DLIO's
  * floor(150 / 16 / 2)) and a partial batch of 11, read and dropped. */
-static void test_drop_last(const char *root)
+static void test_drop_last(void)
 {
     char dir[600], json[700];
     snprintf(dir, sizeof dir, "%s/bert", root);
@@ -154,7 +156,7 @@ static void test_drop_last(const char *root)
 }
 
 /* Ranks that would get nothing to do are refused, naming the rank. */
-static void test_empty_ranks(const char *root)
+static void test_empty_ranks(void)
 {
     char dir[600], json[700];
     snprintf(dir, sizeof dir, "%s/unet3d", root);
@@ -174,7 +176,7 @@ static void test_empty_ranks(const char *root)
 /* A record whose id belongs to another file is corrupt: the shard of the
  * file's ids would no longer be the shard it delivers.  The TFRecord CRC
  * is recomputed, so that only the id is wrong. */
-static void test_misplaced_id(const char *root)
+static void test_misplaced_id(void)
 {
     char dir[600], path[700], json[700];
     snprintf(dir, sizeof dir, "%s/misplaced", root);
@@ -209,17 +211,9 @@ static void test_misplaced_id(const char *root)
                       "outside this file's 0..49") != NULL);
 }
 
-int main(void)
+/* each rank's range of the ids, and the files it reads */
+static void test_splits(void)
 {
-    char *root = io_test_mkdtemp();
-    const char *names[] = {"bert", "unet3d"};
-    for (int i = 0; i < 2; i++) {
-        char dir[600];
-        snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
-        CHECK(io_test_cmd(NULL, 0, "gen", "--profiles", profiles,
-                          "--profile", names[i], "--dir", dir, "--threads",
-                          "1", NULL) == 0);
-    }
     /* 3 files of 50: file 1 holds ids 50..99, read by both ranks */
     check_split(root, "bert", 2, 150, (int64_t[]){0, 75},
                 (int64_t[]){75, 150}, (int64_t[]){2, 2});
@@ -229,11 +223,25 @@ int main(void)
     /* and on 3 ranks: 2, 2, 1 */
     check_split(root, "unet3d", 3, 5, (int64_t[]){0, 2, 4},
                 (int64_t[]){2, 4, 5}, (int64_t[]){2, 2, 1});
-    test_slurm(root);
-    test_drop_last(root);
-    test_empty_ranks(root);
-    test_misplaced_id(root);
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(splits), CHECK_TEST(slurm), CHECK_TEST(drop_last),
+    CHECK_TEST(empty_ranks), CHECK_TEST(misplaced_id), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    root = io_test_mkdtemp();
+    const char *names[] = {"bert", "unet3d"};
+    for (int i = 0; i < 2; i++) {
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
+        CHECK(io_test_cmd(NULL, 0, "gen", "--profiles", profiles,
+                          "--profile", names[i], "--dir", dir, "--threads",
+                          "1", NULL) == 0);
+    }
+    int status = check_main(argc, argv, tests);
     io_test_rmtree(root);
     free(root);
-    return CHECK_DONE();
+    return status;
 }

@@ -139,15 +139,14 @@ static void test_data_dir(void)
     unsetenv("KBENCH_DATA_DIR");
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(resnet50), CHECK_TEST(cosmoflow), CHECK_TEST(deepcam),
+    CHECK_TEST(models_and_errors), CHECK_TEST(data_dir), CHECK_END};
+
+int main(int argc, char **argv)
 {
     /* the staged data directory must be enough on its own */
     unsetenv("KBENCH_CATALOG_DIR");
     unsetenv("KBENCH_DATA_DIR");
-    test_resnet50();
-    test_cosmoflow();
-    test_deepcam();
-    test_models_and_errors();
-    test_data_dir();
-    return CHECK_DONE();
+    return check_main(argc, argv, tests);
 }

@@ -36,7 +36,7 @@ static int bits(const char *desc)
 }
 
 /* The bound 9 L < 2^(24-s), E < 2^24 q at its edges. */
-static void bound(void)
+static void test_bound(void)
 {
     CHECK(bits("m4n4k455") == 12);          /* 9 L = 4095 */
     CHECK(bits("m4n4k456") == 11);
@@ -100,7 +100,7 @@ static void values(const kb_problem *p, const kb_tensors *t, kb_arg a,
 
 /* One operand of each product carries the fractions: GEMM's A, conv's
  * src (forward, BWD_W) or diff_dst (BWD_D); the other stays integer. */
-static void operands(void)
+static void test_operands(void)
 {
     static const struct {
         const char *desc;
@@ -146,8 +146,11 @@ static void operands(void)
 
 /* Every problem of the batch file gets the fine data, or its check
  * would not be one. */
-static void batch_file(const char *path)
+static const char *batch_path_;   /* argv[1] */
+
+static void test_batch_file(void)
 {
+    const char *path = batch_path_;
     kb_settings s;
     kb_problem_list l = {0};
     char err[512];
@@ -165,20 +168,25 @@ static void batch_file(const char *path)
     kb_problem_list_free(&l);
 }
 
-int main(int argc, char **argv)
+static void test_mode_names(void)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_fill_fine FP32_STRICT_BATCH_FILE\n");
-        return 2;
-    }
-    bound();
-    operands();
-    batch_file(argv[1]);
-
     kb_fill_mode m;
     CHECK(kb_fill_mode_parse("fine", &m) == 0 && m == KB_FILL_FINE);
     CHECK(kb_fill_mode_parse("integer", &m) == 0 && m == KB_FILL_VALIDATION);
     CHECK(kb_fill_mode_parse("random", &m) != 0);
     CHECK_STR(kb_fill_mode_name(KB_FILL_FINE), "fine");
-    return CHECK_DONE();
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(bound), CHECK_TEST(operands), CHECK_TEST(batch_file),
+    CHECK_TEST(mode_names), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_fill_fine FP32_STRICT_BATCH_FILE [SUB-TEST...]\n");
+        return 2;
+    }
+    batch_path_ = argv[1];
+    return check_main_args(argc, argv, 1, tests);
 }

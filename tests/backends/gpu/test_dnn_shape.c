@@ -132,7 +132,7 @@ static void check_problem(const kb_problem *p)
 }
 
 /* Depth first for 3D; dilation is kbench's + 1; past int refused. */
-static void check_conv_params(void)
+static void test_conv_params(void)
 {
     kb_problem p;
     kb_dnn_conv cv;
@@ -163,7 +163,7 @@ static void check_conv_params(void)
 }
 
 /* A stride past int is refused, not wrapped, and said so. */
-static void check_past_int(void)
+static void test_past_int(void)
 {
     kb_problem p;
     kb_dnn_shape s;
@@ -194,7 +194,8 @@ static void check_past_int(void)
           0);
 }
 
-int main(void)
+/* every descriptor of convs and bnorms, in both layouts */
+static void test_problems(void)
 {
     static const char *const convs[] = {
         "g2mb2ic4ih5iw6oc6kh3kw2sh2ph1dh1",
@@ -226,7 +227,10 @@ int main(void)
                 else
                     CHECK(!"bnorm descriptor parses");
     }
-    check_conv_params();
-    check_past_int();
-    return CHECK_DONE();
 }
+
+static const check_test tests[] = {
+    CHECK_TEST(problems), CHECK_TEST(conv_params), CHECK_TEST(past_int),
+    CHECK_END};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }

@@ -236,19 +236,19 @@ static void check_gemm(const kb_problem *parsed, int *ran)
     kb_tensors_free(&ref);
 }
 
-int main(int argc, char **argv)
+static char **files;   /* the batch files named on the command line */
+static int nfiles;
+
+/* every conv and GEMM of the files, against the reference */
+static void test_batch_files(void)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_gpu_conv_index FILE...\n");
-        return 2;
-    }
     int ran[KB_KIND_COUNT] = {0};
-    for (int f = 1; f < argc; f++) {
+    for (int f = 0; f < nfiles; f++) {
         kb_settings s;
         kb_problem_list list = {0};
         char err[512];
         kb_settings_default(&s);
-        if (kb_batch_load(argv[f], &s, &list, err, sizeof err) != 0) {
+        if (kb_batch_load(files[f], &s, &list, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
             CHECK(!"batch file loads");
             continue;
@@ -264,5 +264,20 @@ int main(int argc, char **argv)
     }
     printf("%d conv cases, %d gemm cases\n", ran[KB_CONV], ran[KB_GEMM]);
     CHECK(ran[KB_CONV] > 0 && ran[KB_GEMM] > 0);
-    return CHECK_DONE();
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(batch_files), CHECK_END};
+
+/* test_gpu_conv_index FILE... [-- SUB-TEST...] */
+int main(int argc, char **argv)
+{
+    int own = check_nargs(argc, argv);
+    if (own < 1) {
+        fprintf(stderr, "usage: test_gpu_conv_index FILE... [-- SUB-TEST...]\n");
+        return 2;
+    }
+    files = argv + 1;
+    nfiles = own;
+    return check_main_args(argc, argv, own, tests);
 }

@@ -123,7 +123,8 @@ static void check_backend(const kb_backend *b, const char *missing)
     }
 }
 
-int main(void)
+/* every GPU backend built, on its no-device path */
+static void test_no_device(void)
 {
     int gpu_backends = 0;
     for (int i = 0; i < kb_backend_count(); i++) {
@@ -137,9 +138,8 @@ int main(void)
             continue;
         char why[256] = "";
         if (rt->device_count(why, sizeof why) > 0) {
-            printf("%s: a %s device is present: SKIPPED (this test is "
-                   "about the no-device path)\n", b->name, b->device);
-            return 77;
+            CHECK_SKIP("%s: a %s device is present (this test is about the "
+                       "no-device path)", b->name, b->device);
         }
         /* "no CUDA device" for device "cuda" */
         char missing[32];
@@ -150,9 +150,10 @@ int main(void)
         printf("%s: %s\n", b->name, why);
         check_backend(b, missing);
     }
-    if (gpu_backends == 0) {
-        printf("no GPU backend built: SKIPPED\n");
-        return 77;
-    }
-    return CHECK_DONE();
+    if (gpu_backends == 0)
+        CHECK_SKIP("no GPU backend built");
 }
+
+static const check_test tests[] = {CHECK_TEST(no_device), CHECK_END};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }

@@ -25,15 +25,14 @@ static int load_text(const char *path, const char *text, kb_ceilings *c, char *e
     return kb_ceilings_load(path, c, err, 512);
 }
 
-int main(void)
-{
-    char dir[] = "/tmp/kb_ceil_XXXXXX", path[64], err[512];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(path, sizeof path, "%s/c.json", dir);
-    kb_ceilings *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-    if (!a || !b)
-        return 1;
+static char dir[] = "/tmp/kb_ceil_XXXXXX", path[64];
+/* a: a CPU and a GPU entry, made once in main; b: what loads back */
+static kb_ceilings *a, *b;
+static kb_device *g;     /* a's GPU */
+static kb_ceiling *gm;   /* its DRAM ceiling */
 
+static void fixture(void)
+{
     snprintf(a->host, sizeof a->host, "node1");
     snprintf(a->date, sizeof a->date, "2025-01-02T03:04:05Z");
     snprintf(a->git_commit, sizeof a->git_commit, "abc");
@@ -65,7 +64,7 @@ int main(void)
     d->sweep[0] = (kb_sweep_point){4096, 900};
     d->sweep[1] = (kb_sweep_point){8192, 880.5};
     /* a GPU entry (kbench peaks' GPU half) with its identity */
-    kb_device *g = &a->devices[1];
+    g = &a->devices[1];
     snprintf(g->kind, sizeof g->kind, "cuda");
     snprintf(g->model, sizeof g->model, "NVIDIA H200");
     g->have_gpu = true;
@@ -78,11 +77,16 @@ int main(void)
     kb_ceiling *gf = kb_device_add_ceiling(g, KB_CEIL_COMPUTE, "gpu-fma-fp32", "fp32", 60000,
                                            66908.16);
     gf->cores_used = 132, gf->clock_ghz = 1.98, gf->peak_flop_per_cycle_core = 256;
-    kb_ceiling *gm = kb_device_add_ceiling(g, KB_CEIL_MEMORY, "gpu-stream-triad", "DRAM",
+    gm = kb_device_add_ceiling(g, KB_CEIL_MEMORY, "gpu-stream-triad", "DRAM",
                                            4100.5, 4800);
     gm->stream_rule = true;
     snprintf(gm->note, sizeof gm->note, "4916 GB/s from the device; 4800 GB/s datasheet");
+}
 
+/* every field of both entries saves and loads back */
+static void test_round_trip(void)
+{
+    char err[512];
     CHECK(kb_ceilings_save(a, path, err, sizeof err) == 0);
     CHECK(kb_ceilings_load(path, b, err, sizeof err) == 0);
     CHECK_STR(b->host, "node1");
@@ -137,8 +141,14 @@ int main(void)
         CHECK_STR(m ? m->note : NULL, gm->note);
     }
     CHECK(kb_ceilings_device(b, "hip") == NULL);
+}
+
+static void test_gpu_fields(void)
+{
+    char err[512];
     /* ECC unknown is null and reads back as -1; a GPU entry's fields are
      * optional, a bad one is named */
+    int ecc = g->ecc;
     g->ecc = -1;
     CHECK(kb_ceilings_save(a, path, err, sizeof err) == 0);
     CHECK(kb_ceilings_load(path, b, err, sizeof err) == 0);
@@ -152,7 +162,12 @@ int main(void)
     CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/2\",\"devices\":[{\"kind\":\"cuda\","
                     "\"index\":0,\"sm_count\":\"132\",\"ceilings\":[]}]}", b, err) == -1);
     CHECK(strstr(err, "sm_count") != NULL);
+    g->ecc = ecc;
+}
 
+static void test_bad_files(void)
+{
+    char err[512];
     /* bad files: each error names what is wrong */
     char missing[80];
     snprintf(missing, sizeof missing, "%s/none.json", dir);
@@ -184,10 +199,24 @@ int main(void)
     CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/1\",\"devices\":[{\"ceilings\":[]}]}",
                     b, err) == -1);
     CHECK(strstr(err, "kind") != NULL);
+}
 
+static const check_test tests[] = {
+    CHECK_TEST(round_trip), CHECK_TEST(gpu_fields), CHECK_TEST(bad_files),
+    CHECK_END};
+
+int main(int argc, char **argv)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    a = calloc(1, sizeof *a), b = calloc(1, sizeof *b);
+    if (!a || !b)
+        return 1;
+    fixture();
+    int status = check_main(argc, argv, tests);
     unlink(path);
     rmdir(dir);
     free(a);
     free(b);
-    return CHECK_DONE();
+    return status;
 }

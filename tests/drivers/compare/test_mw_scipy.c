@@ -8,12 +8,16 @@
 
 #include <stdlib.h>
 
-int main(int argc, char **argv)
+static const char *reference_;   /* compare_scipy.py's file */
+
+/* every line's method and p-value, and the count of lines */
+static void test_scipy_pvalues(void)
 {
-    FILE *f = argc == 2 ? fopen(argv[1], "r") : NULL;
+    FILE *f = fopen(reference_, "r");
     if (!f) {
-        fprintf(stderr, "usage: test_mw_scipy REFERENCE_FILE (from compare_scipy.py)\n");
-        return 2;
+        check_failed_++;
+        fprintf(stderr, "%s: cannot open\n", reference_);
+        return;
     }
     char method[16];
     double p;
@@ -22,11 +26,11 @@ int main(int argc, char **argv)
     while (fscanf(f, "%15s %lf %ld %ld", method, &p, &n1, &n2) == 4) {
         double *x = malloc((size_t)(n1 + n2) * sizeof *x);
         if (!x)
-            return 2;
+            exit(2);
         for (long i = 0; i < n1 + n2; i++)
             if (fscanf(f, "%lf", &x[i]) != 1) {
                 fprintf(stderr, "line %d: short of values\n", lines + 1);
-                return 2;
+                exit(2);
             }
         kb_mw_result r;
         lines++;
@@ -43,5 +47,20 @@ int main(int argc, char **argv)
     }
     fclose(f);
     CHECK(lines == 80);   /* compare_scipy.py writes 4 x 20 pairs */
-    return CHECK_DONE();
+}
+
+static const check_test tests[] = {CHECK_TEST(scipy_pvalues), CHECK_END};
+
+/* test_mw_scipy REFERENCE_FILE [SUB-TEST...] */
+int main(int argc, char **argv)
+{
+    FILE *f = argc >= 2 ? fopen(argv[1], "r") : NULL;
+    if (!f) {
+        fprintf(stderr, "usage: test_mw_scipy REFERENCE_FILE (from compare_scipy.py) "
+                "[SUB-TEST...]\n");
+        return 2;
+    }
+    fclose(f);
+    reference_ = argv[1];
+    return check_main_args(argc, argv, 1, tests);
 }

@@ -109,7 +109,9 @@ static void test_arm(void)
     CHECK(strcmp(id.arch.name, "a64fx") == 0 && fpc(&id, "fp64", why) == 32);
 }
 
-static void test_bad_table(const char *dir)
+static char dir[] = "/tmp/kb_cpuid_XXXXXX";
+
+static void test_bad_table(void)
 {
     char path[128], why[512];
     snprintf(path, sizeof path, "%s/bad.conf", dir);
@@ -178,18 +180,19 @@ static void test_this_machine(void)
     free(p);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(x86), CHECK_TEST(arm), CHECK_TEST(bad_table),
+    CHECK_TEST(this_machine), CHECK_END};
+
+int main(int argc, char **argv)
 {
-    char err[512], dir[] = "/tmp/kb_cpuid_XXXXXX";
+    char err[512];
     if (kb_data_path("peaks/microarch.conf", table, sizeof table, err, sizeof err) != 0 ||
         !mkdtemp(dir)) {
         fprintf(stderr, "test_cpu_id: %s\n", err);
         return 1;
     }
-    test_x86();
-    test_arm();
-    test_bad_table(dir);
-    test_this_machine();
+    int status = check_main(argc, argv, tests);
     rmdir(dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -9,17 +9,15 @@
 
 #include <omp.h>
 
-#define SKIPPED 77
-
-int main(void)
+/* every precision with a theoretical figure: measured <= 1.05 x it */
+static void test_fma_below_theoretical(void)
 {
     kb_cpu_id id;
     kb_topology t;
     char err[512];
     kb_cpu_id_detect(&id);
     if (kb_topology_detect(&t, err, sizeof err) != 0) {
-        printf("SKIPPED: %s\n", err);
-        return SKIPPED;
+        CHECK_SKIP("%s", err);
     }
     int threads = omp_get_max_threads();
     int cores = threads < t.cores ? threads : t.cores;
@@ -46,9 +44,11 @@ int main(void)
         checked++;
     }
     if (checked == 0) {
-        printf("SKIPPED: no precision has a theoretical peak on %s (%s)\n", id.model_name,
-               id.have_microarch ? id.arch.name : id.microarch_note);
-        return SKIPPED;
+        CHECK_SKIP("no precision has a theoretical peak on %s (%s)", id.model_name,
+                   id.have_microarch ? id.arch.name : id.microarch_note);
     }
-    return CHECK_DONE();
 }
+
+static const check_test tests[] = {CHECK_TEST(fma_below_theoretical), CHECK_END};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }

@@ -19,19 +19,24 @@ static void write_text(const char *path, const char *text)
     }
 }
 
-int main(void)
+static char dir[] = "/tmp/kb_gpuarch_XXXXXX", path[64];
+
+static void write_table(void)
 {
-    char dir[] = "/tmp/kb_gpuarch_XXXXXX", path[64], why[512];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(path, sizeof path, "%s/gpu_arch.conf", dir);
     write_text(path,
                "# comment\n"
                "\n"
                "sm_90  *H200*  hopper  64 128 256 256  128 fma 2048 2048  4800\n"
                "sm_90  *       hopper  64 128 256 256  128 fma 2048 2048  -\n"
                "gfx90a *       cdna2   64 128 -   -    128 128 512  512   1638.4\n");
-    kb_gpu_arch a;
+}
 
+/* the first matching row wins; vector and matrix peaks */
+static void test_lookup_and_peak(void)
+{
+    char why[512];
+    kb_gpu_arch a;
+    write_table();
     /* the first matching row wins: the H200 row, then the catch-all */
     CHECK(kb_gpu_arch_lookup(path, "sm_90", "NVIDIA H200", &a, why, sizeof why) == 1);
     CHECK_STR(a.name, "hopper");
@@ -53,7 +58,14 @@ int main(void)
     CHECK(strstr(why, "fp8") != NULL);
     CHECK(kb_gpu_arch_peak(&a, false, "fp32", 0, 1.98, why, sizeof why) == 0);
     CHECK(strstr(why, "SM count") != NULL);
+}
 
+/* a "-" cell, and an architecture not in the table */
+static void test_missing_cell_and_arch(void)
+{
+    char why[512];
+    kb_gpu_arch a;
+    write_table();
     /* a "-" cell: no figure, and the reason names precision and arch */
     CHECK(kb_gpu_arch_lookup(path, "gfx90a", "AMD Instinct MI250X", &a, why,
                              sizeof why) == 1);
@@ -66,8 +78,13 @@ int main(void)
     /* an unknown architecture: not found, the reason names it */
     CHECK(kb_gpu_arch_lookup(path, "sm_87", "Orin", &a, why, sizeof why) == 0);
     CHECK(strstr(why, "sm_87 not in gpu_arch.conf") != NULL);
+}
 
-    /* malformed rows: path:line and the column */
+/* malformed rows: path:line and the column; no file */
+static void test_malformed(void)
+{
+    char why[512];
+    kb_gpu_arch a;
     write_text(path, "sm_90 * hopper 64 128 256 256 128 fma 2048\n");
     CHECK(kb_gpu_arch_lookup(path, "sm_90", "x", &a, why, sizeof why) == -1);
     CHECK(strstr(why, "gpu_arch.conf:1") && strstr(why, "columns"));
@@ -82,8 +99,12 @@ int main(void)
     unlink(path);
     CHECK(kb_gpu_arch_lookup(path, "sm_90", "x", &a, why, sizeof why) == -1);
     CHECK(strstr(why, "cannot open") != NULL);
-    rmdir(dir);
+}
 
+static void test_installed_table(void)
+{
+    char why[512];
+    kb_gpu_arch a;
     /* the installed table: an unknown arch walks every row, so 0 (not -1)
      * means all of them parse; the architectures the README names are in */
     char real[4096];
@@ -96,5 +117,18 @@ int main(void)
         CHECK(kb_gpu_arch_lookup(real, known[i], "any", &a, why, sizeof why) == 1);
         CHECK(kb_gpu_arch_peak(&a, false, "fp32", 100, 1.5, why, sizeof why) > 0);
     }
-    return CHECK_DONE();
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(lookup_and_peak), CHECK_TEST(missing_cell_and_arch),
+    CHECK_TEST(malformed), CHECK_TEST(installed_table), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/gpu_arch.conf", dir);
+    int status = check_main(argc, argv, tests);
+    unlink(path);
+    rmdir(dir);
+    return status;
 }

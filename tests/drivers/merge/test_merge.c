@@ -313,21 +313,21 @@ static void test_figure(void)
     CHECK(strstr(md, "| **overall** |") != NULL);
 }
 
-int main(void)
+static const check_test tests[] = {
+    CHECK_TEST(slow_nodes), CHECK_TEST(tight), CHECK_TEST(mad_zero),
+    CHECK_TEST(missing_failed_fast), CHECK_TEST(figure),
+    CHECK_TEST(labels_and_duplicates), CHECK_END};
+
+int main(int argc, char **argv)
 {
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
     }
-    test_slow_nodes();
-    test_tight();
-    test_mad_zero();
-    test_missing_failed_fast();
-    test_figure();
-    test_labels_and_duplicates();
+    int status = check_main(argc, argv, tests);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -97,12 +97,9 @@ static void usage_refused(int n, char **args, const char *why)
     CHECK(!exists(at("t.md")));
 }
 
-int main(void)
+/* every class of bad file */
+static void test_bad_files(void)
 {
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     refused("malformed.jsonl", RUN "{\"type\":\"case\",}\n" SUMMARY, "2", "not JSON");
     refused("truncated.jsonl", RUN CASE "{\"type\":\"case\",\"seq\":2,\"desc", "3",
             "truncated");
@@ -114,7 +111,11 @@ int main(void)
     refused("nocase.jsonl", RUN SUMMARY, "1", "no case record");
     refused("field.jsonl", RUN "{\"type\":\"case\",\"seq\":1,\"status\":\"PASSED\"}\n" SUMMARY,
             "2", "without");
+}
 
+/* bad usage: exit 2 naming the option */
+static void test_bad_usage(void)
+{
     char good[256];   /* a copy: at()'s buffers are reused */
     snprintf(good, sizeof good, "%s", put("good.jsonl", RUN CASE SUMMARY));
     char *none[] = {"--md", at("t.md")};
@@ -133,7 +134,13 @@ int main(void)
     usage_refused(4, unknown, "unknown option '--bogus'");
     char *missing[] = {good, at("absent.jsonl"), "--md", at("t.md")};
     usage_refused(4, missing, "absent.jsonl");
+}
 
+/* a good merge writes only what was asked; --k=v; --out as --md */
+static void test_good_merge(void)
+{
+    char good[256];   /* a copy: at()'s buffers are reused */
+    snprintf(good, sizeof good, "%s", put("good.jsonl", RUN CASE SUMMARY));
     /* and a good merge still works, writing only what was asked */
     char err[2048];
     char *ok[] = {good, "--md", at("t.md")};
@@ -152,10 +159,22 @@ int main(void)
     CHECK(merge(3, old, err, sizeof err) == KB_EXIT_OK);
     CHECK(strstr(err, "kbench merge: --out is now --md") != NULL);
     CHECK(exists(at("old.md")));
+}
 
+static const check_test tests[] = {
+    CHECK_TEST(bad_files), CHECK_TEST(bad_usage), CHECK_TEST(good_merge),
+    CHECK_END};
+
+int main(int argc, char **argv)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int status = check_main(argc, argv, tests);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
-    return CHECK_DONE();
+    return status;
 }

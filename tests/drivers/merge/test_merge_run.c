@@ -52,12 +52,13 @@ static int count(xmlDocPtr doc, const char *xpath)
     return n;
 }
 
-int main(void)
+/* The fixture, made once by the first sub-test that runs: NODES runs
+ * merged into table.md, nodes.svg and merge.json. */
+static void merged(void)
 {
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    static int done;
+    if (done++)
+        return;
     char *merge_argv[16] = {"merge"};
     char name[32];
     for (int i = 0; i < NODES; i++) {
@@ -73,7 +74,14 @@ int main(void)
     for (int k = 0; k < 6; k++)
         merge_argv[1 + NODES + k] = opts[k];
     CHECK(kb_verb_main(&kb_verb_merge, NULL, 1 + NODES + 6, merge_argv) == KB_EXIT_OK);
+    for (int i = 0; i < NODES; i++)
+        free(merge_argv[1 + i]);
+}
 
+/* the table names each node by host and file */
+static void test_table(void)
+{
+    merged();
     char host[256] = "", col[400];
     gethostname(host, sizeof host - 1);
     const char *md = slurp(at("table.md"));
@@ -83,13 +91,23 @@ int main(void)
     }
     CHECK(strstr(md, "](nodes.svg)") != NULL);
     CHECK(strstr(md, "m8n12k16/gemm/omp") != NULL);
+}
 
+/* the SVG: a strip per case, a dot per node and case */
+static void test_svg(void)
+{
+    merged();
     xmlDocPtr doc = xmlReadFile(at("nodes.svg"), NULL, XML_PARSE_NONET);
     CHECK(doc != NULL);
     CHECK(count(doc, "//s:g[contains(@class,'strip')]") == CASES + 1);
     CHECK(count(doc, "//s:g[starts-with(@class,'dot')]") == NODES * (CASES + 1));
     xmlFreeDoc(doc);
+}
 
+/* the JSON: every node, every case judged */
+static void test_json(void)
+{
+    merged();
     cJSON *j = cJSON_Parse(slurp(at("merge.json")));
     const cJSON *cases = cJSON_GetObjectItem(j, "cases");
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "nodes")) == NODES);
@@ -98,12 +116,21 @@ int main(void)
     cJSON_ArrayForEach(c, cases)
         CHECK(cJSON_IsTrue(cJSON_GetObjectItem(c, "judged")));
     cJSON_Delete(j);
+}
 
-    for (int i = 0; i < NODES; i++)
-        free(merge_argv[1 + i]);
+static const check_test tests[] = {
+    CHECK_TEST(table), CHECK_TEST(svg), CHECK_TEST(json), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int status = check_main(argc, argv, tests);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
-    return CHECK_DONE();
+    return status;
 }

@@ -26,23 +26,26 @@ static char *slurp(FILE *f)
     return s;
 }
 
-int main(void)
+/* kb_gpu_peaks(--quick) once, in main: what it wrote, what it returned,
+ * the devices the runtimes see */
+static kb_ceilings *c;
+static char *text;
+static int rc, devices;
+
+/* the sizing rule */
+static void test_stream_elements(void)
 {
     CHECK(kb_gpu_stream_elements(0, false) == (size_t)1 << 28);
     CHECK(kb_gpu_stream_elements(50e6, false) == (size_t)1 << 28);
     CHECK(kb_gpu_stream_elements(1024.0 * 1024 * 1024, false) == (size_t)1 << 29);
     CHECK(kb_gpu_stream_elements(50e6, true) == (size_t)1 << 20);
+}
 
-    kb_ceilings *c = calloc(1, sizeof *c);
-    FILE *out = tmpfile();
-    if (!c || !out)
-        return 1;
-    int rc = kb_gpu_peaks(c, true, out);
-    char *text = slurp(out);
-    fclose(out);
+/* each runtime: its no-device line, or one entry per device */
+static void test_runtimes(void)
+{
     CHECK(text != NULL);
     printf("%s", text ? text : "");
-    int devices = 0;
     for (int i = 0; text && i < kb_gpu_runtime_count(); i++) {
         const kb_gpu_runtime *r = kb_gpu_runtime_at(i);
         char why[256] = "", line[320];
@@ -54,7 +57,6 @@ int main(void)
             CHECK(strstr(why, "no ") == why && strstr(why, " device (") != NULL);
             CHECK(!kb_ceilings_device(c, r->name));
         }
-        devices += n;
     }
     if (kb_gpu_runtime_count() == 0)
         CHECK(text && strstr(text, "no CUDA or HIP runtime built in"));
@@ -75,9 +77,11 @@ int main(void)
             CHECK(d->ceilings[k].kind != KB_CEIL_COMPUTE || d->ceilings[k].theoretical == 0 ||
                   d->ceilings[k].value <= 1.05 * d->ceilings[k].theoretical);
     }
-    free(text);
+}
 
-    /* the command: CPU only, GPUs only, both; no GPU is not an error */
+/* the command: CPU only, GPUs only, both; no GPU is not an error */
+static void test_command(void)
+{
     char dir[] = "/tmp/kb_gpupeaks_XXXXXX", path[64], err[512];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/p.json", dir);
@@ -103,6 +107,27 @@ int main(void)
     rmdir(dir);
     char *bad[] = {"peaks", "--no-gpu", "--gpu-only"};
     CHECK(kb_verb_main(&kb_verb_peaks, NULL, 3, bad) == KB_EXIT_USAGE);
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(stream_elements), CHECK_TEST(runtimes), CHECK_TEST(command),
+    CHECK_END};
+
+int main(int argc, char **argv)
+{
+    c = calloc(1, sizeof *c);
+    FILE *out = tmpfile();
+    if (!c || !out)
+        return 1;
+    rc = kb_gpu_peaks(c, true, out);
+    text = slurp(out);
+    fclose(out);
+    for (int i = 0; text && i < kb_gpu_runtime_count(); i++) {
+        char why[256] = "";
+        devices += kb_gpu_runtime_at(i)->device_count(why, sizeof why);
+    }
+    int status = check_main(argc, argv, tests);
+    free(text);
     free(c);
-    return CHECK_DONE();
+    return status;
 }

@@ -11,18 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
-int main(void)
-{
-    char dir[] = "/tmp/kb_peaks_XXXXXX", path[64], err[512];
-    if (!mkdtemp(dir))
-        return 1;
-    snprintf(path, sizeof path, "%s/peaks.json", dir);
+static char dir[] = "/tmp/kb_peaks_XXXXXX", path[64];
 
+/* peaks --quick: a ceilings file that loads back, with clocks and the CPU */
+static void test_quick(void)
+{
+    char err[512];
     char *argv[] = {"peaks", "--quick", "--threads", "1", "--json", path};
     CHECK(kb_verb_main(&kb_verb_peaks, NULL, 6, argv) == KB_EXIT_OK);
     kb_ceilings *c = calloc(1, sizeof *c);
     if (!c)
-        return 1;
+        exit(1);
     CHECK(kb_ceilings_load(path, c, err, sizeof err) == 0);
     const kb_device *d = kb_ceilings_device(c, "cpu");
     CHECK(d != NULL);
@@ -47,18 +46,31 @@ int main(void)
         for (int i = 1; i < d->nsweep; i++)
             CHECK(d->sweep[i].bytes > d->sweep[i - 1].bytes && d->sweep[i].gbps > 0);
     }
+    unlink(path);
+    free(c);
+}
 
-    /* the STREAM check passes on a small array */
+/* the STREAM check passes on a small array */
+static void test_stream(void)
+{
+    char err[512];
     kb_stream_result r[KB_STREAM_KERNELS];
     CHECK(kb_stream(2, 1000, 3, r, err, sizeof err) == 0);
     CHECK_STR(r[3].name, "triad");
     CHECK(r[3].gbps > 0 && r[3].min_s <= r[3].avg_s && r[3].avg_s <= r[3].max_s);
     CHECK(kb_stream(1, 1000, 1, r, err, sizeof err) == -1);
+}
 
+static void test_topology(void)
+{
+    char err[512];
     kb_topology t;
     CHECK(kb_topology_detect(&t, err, sizeof err) == 0);
     CHECK(t.cores >= 1 && t.pus >= t.cores);
+}
 
+static void test_bad_options(void)
+{
     char *bad1[] = {"peaks", "--threads", "0"};
     CHECK(kb_verb_main(&kb_verb_peaks, NULL, 3, bad1) == KB_EXIT_USAGE);
     char *bad2[] = {"peaks", "--fma-ports", "2"};   /* the table replaced it */
@@ -68,9 +80,18 @@ int main(void)
     CHECK(kb_verb_main(&kb_verb_peaks, NULL, 6, bad3) == KB_EXIT_RUNTIME);
     char *bad4[] = {"peaks", "--threads=65537"};   /* one range for --threads */
     CHECK(kb_verb_main(&kb_verb_peaks, NULL, 2, bad4) == KB_EXIT_USAGE);
+}
 
-    unlink(path);
+static const check_test tests[] = {
+    CHECK_TEST(quick), CHECK_TEST(stream), CHECK_TEST(topology),
+    CHECK_TEST(bad_options), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(path, sizeof path, "%s/peaks.json", dir);
+    int status = check_main(argc, argv, tests);
     rmdir(dir);
-    free(c);
-    return CHECK_DONE();
+    return status;
 }

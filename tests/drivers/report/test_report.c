@@ -268,46 +268,38 @@ static void check_outputs(const char *out, int points, int flagged)
     xmlFreeDoc(h);
 }
 
-int main(void)
-{
-    if (!mkdtemp(dir))
-        return 1;
-    put("r1.jsonl", results_text);
-    put("r2.jsonl", results_text);
-    put("bad.jsonl", RUN_HEAD "\"host\":\"h1\"}\nnot json\n");
-    put("schema1.jsonl", "{\"type\":\"run\",\"schema\":\"kbench.results/1\","
-                         "\"host\":\"h1\"}\n");
-    put("empty.jsonl", "");
-    /* a machine: fp32 200, fp64 100 GFLOP/s, DRAM 20 GB/s */
-    kb_ceilings *c = calloc(1, sizeof *c);
-    char err[256];
-    if (!c)
-        return 1;
-    c->ndevices = 1;
-    snprintf(c->devices[0].kind, sizeof c->devices[0].kind, "cpu");
-    kb_device_add_ceiling(&c->devices[0], KB_CEIL_COMPUTE, "fma", "fp32", 200, 0);
-    kb_device_add_ceiling(&c->devices[0], KB_CEIL_COMPUTE, "fma", "fp64", 100, 0);
-    kb_device_add_ceiling(&c->devices[0], KB_CEIL_MEMORY, "stream-triad", "DRAM", 20, 0);
-    CHECK(kb_ceilings_save(c, at("peaks.json"), err, sizeof err) == 0);
-    put("notpeaks.json", "{\"schema\":\"other\"}");
-    check_devices(c);
+/* a machine: fp32 200, fp64 100 GFLOP/s, DRAM 20 GB/s (made in main) */
+static kb_ceilings *c;
 
-    /* one file: 3 PASSED points, none above its roof (the GEMM makes
-     * 5 GFLOP/s at AI 1 under a 20 GB/s roof) */
+static void test_devices(void) { check_devices(c); }
+
+/* one file: 3 PASSED points, none above its roof (the GEMM makes
+ * 5 GFLOP/s at AI 1 under a 20 GB/s roof) */
+static void test_one_file(void)
+{
     const char *a1[] = {at("r1.jsonl"), "--peaks", at("peaks.json"), "--outdir", at("o1")};
     CHECK(report(5, a1) == KB_EXIT_OK);
     check_outputs(at("o1"), 3, 0);
+}
 
-    /* overlay: both sets, 6 points; a tighter roof flags the GEMM
-     * (5 GFLOP/s > 1 x 2 GB/s) in both */
+/* overlay: both sets, 6 points; a tighter roof flags the GEMM
+ * (5 GFLOP/s > 1 x 2 GB/s) in both */
+static void test_overlay(void)
+{
+    char err[256];
+    double dram = c->devices[0].ceilings[2].value;
     c->devices[0].ceilings[2].value = 2;
     CHECK(kb_ceilings_save(c, at("slow.json"), err, sizeof err) == 0);
+    c->devices[0].ceilings[2].value = dram;
     const char *a2[] = {at("r1.jsonl"), at("r2.jsonl"), "--peaks", at("slow.json"),
                         "--outdir", at("o2")};
     CHECK(report(6, a2) == KB_EXIT_OK);
     check_outputs(at("o2"), 6, 2);
+}
 
-    /* no ceilings: still a chart and tables, and the report says so */
+/* no ceilings: still a chart and tables, and the report says so */
+static void test_no_ceilings(void)
+{
     const char *a3[] = {at("r1.jsonl"), "--outdir", at("o3")};
     CHECK(report(3, a3) == KB_EXIT_OK);
     check_outputs(at("o3"), 3, 0);
@@ -320,8 +312,11 @@ int main(void)
     CHECK(strstr(buf, "No ceilings file") != NULL);
     CHECK(strstr(buf, "SKIPPED: no 3D") != NULL);
     CHECK(strstr(buf, "roofline.svg") != NULL);
+}
 
-    /* bad inputs are usage errors */
+/* bad inputs are usage errors */
+static void test_bad_inputs(void)
+{
     const char *b1[] = {at("r1.jsonl"), "--peaks", at("notpeaks.json"), "--outdir", at("o4")};
     CHECK(report(5, b1) == KB_EXIT_USAGE);
     const char *b2[] = {at("r1.jsonl"), "--peaks", at("missing.json"), "--outdir", at("o4")};
@@ -336,9 +331,12 @@ int main(void)
     CHECK(report(3, b6) == KB_EXIT_USAGE);
     const char *b7[] = {at("r1.jsonl"), "--level", "L4", "--outdir", at("o4")};
     CHECK(report(5, b7) == KB_EXIT_USAGE);
+}
 
-    /* read as compare and check read results: another schema, or a line
-     * that is not JSON, is refused with its file and line */
+/* read as compare and check read results: another schema, or a line
+ * that is not JSON, is refused with its file and line */
+static void test_results_reader(void)
+{
     char msg[2048], where[256];
     const char *b8[] = {at("schema1.jsonl"), "--outdir", at("o4")};
     CHECK(report_err(3, b8, msg, sizeof msg) == KB_EXIT_USAGE);
@@ -350,8 +348,12 @@ int main(void)
     snprintf(where, sizeof where, "kbench report: %s:2: ", at("bad.jsonl"));
     CHECK(strstr(msg, where) != NULL);
     CHECK(access(at("o4"), F_OK) != 0);   /* nothing written */
+}
 
-    /* --k=v, and the old --out DIR: still written, with a notice */
+/* --k=v, and the old --out DIR: still written, with a notice */
+static void test_spellings(void)
+{
+    char msg[2048];
     char eq[200];
     snprintf(eq, sizeof eq, "--outdir=%s", at("o5"));
     const char *c1[] = {at("r1.jsonl"), "--level=DRAM", eq};
@@ -361,11 +363,41 @@ int main(void)
     CHECK(report_err(3, c2, msg, sizeof msg) == KB_EXIT_OK);
     CHECK(strstr(msg, "kbench report: --out is now --outdir") != NULL);
     check_outputs(at("o6"), 3, 0);
+}
+
+static const check_test tests[] = {
+    CHECK_TEST(devices), CHECK_TEST(one_file), CHECK_TEST(overlay),
+    CHECK_TEST(no_ceilings), CHECK_TEST(bad_inputs), CHECK_TEST(results_reader),
+    CHECK_TEST(spellings), CHECK_END};
+
+int main(int argc, char **argv)
+{
+    if (!mkdtemp(dir))
+        return 1;
+    put("r1.jsonl", results_text);
+    put("r2.jsonl", results_text);
+    put("bad.jsonl", RUN_HEAD "\"host\":\"h1\"}\nnot json\n");
+    put("schema1.jsonl", "{\"type\":\"run\",\"schema\":\"kbench.results/1\","
+                         "\"host\":\"h1\"}\n");
+    put("empty.jsonl", "");
+    /* a machine: fp32 200, fp64 100 GFLOP/s, DRAM 20 GB/s */
+    c = calloc(1, sizeof *c);
+    char err[256];
+    if (!c)
+        return 1;
+    c->ndevices = 1;
+    snprintf(c->devices[0].kind, sizeof c->devices[0].kind, "cpu");
+    kb_device_add_ceiling(&c->devices[0], KB_CEIL_COMPUTE, "fma", "fp32", 200, 0);
+    kb_device_add_ceiling(&c->devices[0], KB_CEIL_COMPUTE, "fma", "fp64", 100, 0);
+    kb_device_add_ceiling(&c->devices[0], KB_CEIL_MEMORY, "stream-triad", "DRAM", 20, 0);
+    CHECK(kb_ceilings_save(c, at("peaks.json"), err, sizeof err) == 0);
+    put("notpeaks.json", "{\"schema\":\"other\"}");
+    int status = check_main(argc, argv, tests);
     free(c);
     xmlCleanupParser();
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
-    return CHECK_DONE();
+    return status;
 }

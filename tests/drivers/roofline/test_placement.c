@@ -18,7 +18,8 @@ static void machine(kb_ceilings *c)
     kb_device_add_ceiling(d, KB_CEIL_MEMORY, "sweep-update", "L2", 400, 0);
 }
 
-int main(void)
+/* memory and compute bound; each precision and level its own roof */
+static void test_bounds(void)
 {
     kb_ceilings c;
     kb_placement p;
@@ -48,19 +49,35 @@ int main(void)
     q = (kb_roofline_case){NULL, "f64", "L2", 1e10, 1e9, 10, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK_NEAR(p.attainable, 100, 1e-12);   /* min(100, 10 x 400) */
+}
+
+static void test_above_roof(void)
+{
+    kb_ceilings c;
+    kb_placement p;
+    char err[256];
+    machine(&c);
 
     /* above the roof beyond the margin is flagged; within it is not */
-    q = (kb_roofline_case){NULL, "f32", NULL, 2e9, 1e9,
-                           50 * (1 + KB_ROOF_MARGIN) * 1.01, NULL};
+    kb_roofline_case q = {NULL, "f32", NULL, 2e9, 1e9,
+                          50 * (1 + KB_ROOF_MARGIN) * 1.01, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK(p.above_roof);
     q.gflops = 50 * (1 + KB_ROOF_MARGIN) * 0.99;
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK(!p.above_roof);
+}
+
+static void test_missing_is_an_error(void)
+{
+    kb_ceilings c;
+    kb_placement p;
+    char err[256];
+    machine(&c);
 
     /* what is missing is an error that says what: a precision without a
      * measured roof is not placed under another's */
-    q = (kb_roofline_case){NULL, "bf16", NULL, 1, 1, 1, NULL};
+    kb_roofline_case q = {NULL, "bf16", NULL, 1, 1, 1, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
     CHECK(strstr(err, "no measured bf16 compute roof") != NULL);
     q.dtype = "bf16:bf16:f32";
@@ -88,6 +105,14 @@ int main(void)
     CHECK(strstr(err, "int8") != NULL);
     q = (kb_roofline_case){NULL, "f32", NULL, 1, 0, 1, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == -1);
+}
+
+static void test_auto_level(void)
+{
+    kb_ceilings c;
+    kb_placement p;
+    char err[256];
+    machine(&c);
 
     /* auto: the smallest cache holding the bytes that has a ceiling (L1
      * has none here, so 10 KB goes to L2), else DRAM */
@@ -97,7 +122,7 @@ int main(void)
     CHECK_STR(kb_roofline_level(d, 1.5e6), "L2");
     CHECK_STR(kb_roofline_level(d, 16e6), "DRAM");   /* no L3 ceiling */
     CHECK_STR(kb_roofline_level(d, 100e6), "DRAM");
-    q = (kb_roofline_case){NULL, "f32", "auto", 2e6, 1e6, 40, NULL};
+    kb_roofline_case q = {NULL, "f32", "auto", 2e6, 1e6, 40, NULL};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK_STR(p.memory->level, "L2");
     CHECK_NEAR(p.attainable, 200, 1e-12);   /* min(200, 2 x 400) */
@@ -111,6 +136,14 @@ int main(void)
     CHECK_STR(kb_roofline_level_name("L3"), "L3");
     CHECK(kb_roofline_level_name("L4") == NULL);
     CHECK(kb_roofline_level_name("dram") == NULL);
+}
+
+static void test_gpus(void)
+{
+    kb_ceilings c;
+    kb_placement p;
+    char err[256];
+    machine(&c);
 
     /* GPUs (made-up figures): a case goes under the GPU of its uuid,
      * else the first of its kind; the CPU's ceilings never serve it */
@@ -123,7 +156,7 @@ int main(void)
         kb_device_add_ceiling(g, KB_CEIL_COMPUTE, "fma-fp32", "fp32", 1000 * (i + 1), 0);
         kb_device_add_ceiling(g, KB_CEIL_MEMORY, "stream-triad", "DRAM", 100, 0);
     }
-    q = (kb_roofline_case){"cuda", "f32", "DRAM", 1e12, 1e9, 10, "GPU-bbbb"};
+    kb_roofline_case q = {"cuda", "f32", "DRAM", 1e12, 1e9, 10, "GPU-bbbb"};
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK(p.device == &c.devices[2]);
     CHECK_NEAR(p.attainable, 2000, 1e-9);
@@ -136,5 +169,10 @@ int main(void)
 
     CHECK_STR(kb_roofline_precision("F32"), "fp32");
     CHECK(kb_roofline_precision("u8") == NULL);
-    return CHECK_DONE();
 }
+
+static const check_test tests[] = {
+    CHECK_TEST(bounds), CHECK_TEST(above_roof), CHECK_TEST(missing_is_an_error),
+    CHECK_TEST(auto_level), CHECK_TEST(gpus), CHECK_END};
+
+int main(int argc, char **argv) { return check_main(argc, argv, tests); }
