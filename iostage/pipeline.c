@@ -1,6 +1,9 @@
 /* pipeline.c - `kbench io run`: reader threads read whole files of this
  * rank's shard through an engine, parse and verify their records, shuffle
- * them, decode them into the prefetch ring's batches; the consumer (this
+ * them, decode them into the prefetch ring's batches (with pread, a format
+ * whose records carry their ids and a decode that keeps no body, a reader
+ * instead takes the file in chunks from its own pread thread, stream.h,
+ * and verifies them as they come); the consumer (this
  * thread) checks exactly-once delivery with a bitmap, computes (sleeps, or
  * runs the model on a backend: compute_model.c), runs the checkpoint
  * schedule between steps and measures (epoch_report.c writes it down). */
@@ -15,6 +18,7 @@
 #include "iostage/profile.h"
 #include "iostage/readers/direct.h"
 #include "iostage/readers/engine.h"
+#include "iostage/readers/stream.h"
 #include "iostage/ring.h"
 #include "iostage/sample.h"
 #include "iostage/shuffle.h"
@@ -54,6 +58,7 @@ typedef struct {
     kb_io_direct dio;               /* how --direct fared in the run */
     int64_t files_direct, files_buffered;   /* read each way, this epoch */
     atomic_bool direct;             /* reads still ask for O_DIRECT */
+    bool streaming;                 /* readers take chunks (stream.h) */
 } run_ctx;
 
 /* One reader thread's buffers. */
@@ -72,6 +77,12 @@ typedef struct {
     size_t parsed;                  /* bytes of whole records walked */
     int parse_rc;                   /* first failure, then no more walks */
     char parse_err[KB_IO_ERRLEN];
+    /* streaming: the pread thread, and the bytes of a record cut by a
+     * chunk boundary (the file's bytes from carry_base on) */
+    kb_io_stream *st;
+    uint8_t *carry;
+    size_t ncarry, carry_cap;
+    uint64_t carry_base;
 } reader;
 
 /* Record the first error and stop the epoch. */
@@ -104,6 +115,8 @@ static int collect(void *ctx, const kb_io_sample *s)
     }
     kb_io_sample k = *s;
     k.id = first + (s->id - base);
+    if (r->c->streaming)   /* the chunk goes back; the decode needs none */
+        k.body = NULL;
     if (r->ns == r->scap) {
         size_t cap = r->scap ? 2 * r->scap : 64;
         kb_io_sample *n = realloc(r->s, cap * sizeof *n);
@@ -291,6 +304,35 @@ static void keep_shard(reader *r)
     r->ns = n;
 }
 
+/* After file f (size bytes) was read and walked to its end with result
+ * rc (err its message, or empty when collect() refused an id): check its
+ * sample count, then shuffle and deliver it.  0, or -1 to stop. */
+static int settle_file(reader *r, int64_t f, int64_t size, int rc,
+                       char *err)
+{
+    run_ctx *c = r->c;
+    const char *path = c->d.paths[f];
+    if (rc == KB_IO_ERROR) {
+        fail(c, rc, path, "out of memory for the sample list");
+        return -1;
+    }
+    if (rc == 0 && r->ns != (size_t)c->d.spf) {
+        snprintf(err, KB_IO_ERRLEN, "offset %" PRId64 ": holds %zu samples, "
+                 "expected %" PRId64 " (truncated?)", size, r->ns, c->d.spf);
+        rc = KB_IO_CORRUPT;
+    } else if (rc && !err[0]) {   /* collect() refused an id */
+        snprintf(err, KB_IO_ERRLEN, "%s", r->id_err);
+    }
+    if (rc) {
+        corrupt_file(r, f, path, err);
+        return c->o->skip_corrupt ? 0 : -1;
+    }
+    keep_shard(r);
+    kb_io_shuffle(r->s, r->ns, sizeof *r->s,
+                  kb_io_epoch_seed(c->o->seed, c->epoch, f + 1));
+    return deliver(r, path);
+}
+
 /* Read, verify, shuffle and deliver one file.  0, or -1 to stop. */
 static int process_file(reader *r, int64_t f)
 {
@@ -316,25 +358,189 @@ static int process_file(reader *r, int64_t f)
         rc = c->d.fmt->parse_part(r->buf, (size_t)size, &r->parsed, true,
                                   c->o->verify, collect, r, err, sizeof err);
     }
-    if (rc == KB_IO_ERROR) {
-        fail(c, rc, path, "out of memory for the sample list");
-        return -1;
+    return settle_file(r, f, size, rc, err);
+}
+
+/* The pread thread's source: the epoch's files, claimed as whole-file
+ * readers claim them. */
+static bool stream_next(void *ctx, int64_t *tag, const char **path)
+{
+    reader *r = ctx;
+    run_ctx *c = r->c;
+    if (kb_io_interrupted) {
+        kb_io_ring_abort(c->ring);
+        return false;
     }
-    if (rc == 0 && r->ns != (size_t)c->d.spf) {
-        snprintf(err, sizeof err, "offset %" PRId64 ": holds %zu samples, "
-                 "expected %" PRId64 " (truncated?)", size, r->ns, c->d.spf);
-        rc = KB_IO_CORRUPT;
-    } else if (rc && !err[0]) {   /* collect() refused an id */
-        snprintf(err, sizeof err, "%s", r->id_err);
+    int64_t k = atomic_fetch_add(&c->next_file, 1);
+    if (k >= c->d.nshard)
+        return false;
+    *tag = c->order[k];
+    *path = c->d.paths[*tag];
+    return true;
+}
+
+static bool stream_direct(void *ctx)
+{
+    return atomic_load(&((reader *)ctx)->c->direct);
+}
+
+static void stream_refused(void *ctx, const char *at, const char *path,
+                           const char *why)
+{
+    run_ctx *c = ((reader *)ctx)->c;
+    direct_refused(c, at, strcmp(at, "open") == 0 ? "open"
+                                                  : c->o->engine->read_call,
+                   path, why);
+}
+
+/* A new file (or the same one again, buffered): nothing walked yet. */
+static void stream_begin(reader *r, int64_t f)
+{
+    r->file = f;
+    r->id_err[0] = '\0';
+    r->ns = 0;
+    r->ncarry = 0;
+    r->parse_rc = 0;
+    r->parse_err[0] = '\0';
+}
+
+/* Room for n bytes of carry (what it holds is kept).  0 or KB_IO_ERROR. */
+static int grow_carry(reader *r, size_t n)
+{
+    if (n <= r->carry_cap)
+        return 0;
+    size_t cap = r->carry_cap ? r->carry_cap : 4096;
+    while (cap < n)
+        cap *= 2;
+    uint8_t *p = realloc(r->carry, cap);
+    if (!p)
+        return KB_IO_ERROR;
+    r->carry = p;
+    r->carry_cap = cap;
+    return 0;
+}
+
+/* Keep buf[0, n) (the file's bytes from base on; buf may point into the
+ * carry) as the carry.  0 or KB_IO_ERROR. */
+static int keep_carry(reader *r, const uint8_t *buf, size_t n, uint64_t base)
+{
+    bool inside = r->carry && buf >= r->carry &&
+                  buf < r->carry + r->carry_cap;   /* then n fits */
+    if (!inside && grow_carry(r, n))
+        return KB_IO_ERROR;
+    if (n)
+        memmove(r->carry, buf, n);
+    r->ncarry = n;
+    r->carry_base = base;
+    return 0;
+}
+
+/* Walk the whole records of a chunk, joined to the carry: a short carry
+ * is copied into the room before the chunk's data, a long one (a record
+ * longer than the room) gets the chunk appended.  What is left of a
+ * record cut by the chunk's end becomes the carry. */
+static void stream_walk(reader *r, const kb_io_chunk *ch)
+{
+    run_ctx *c = r->c;
+    if (r->parse_rc)
+        return;   /* the file is corrupt: its remaining chunks are read */
+    const uint8_t *win = ch->data;
+    size_t n = ch->n;
+    uint64_t base = ch->off;
+    if (r->ncarry && r->ncarry <= ch->room) {
+        memcpy(ch->data - r->ncarry, r->carry, r->ncarry);
+        win = ch->data - r->ncarry;
+        n += r->ncarry;
+        base = r->carry_base;
+    } else if (r->ncarry) {
+        size_t had = r->ncarry;
+        if (grow_carry(r, had + ch->n)) {
+            r->parse_rc = KB_IO_ERROR;
+            return;
+        }
+        memcpy(r->carry + had, ch->data, ch->n);
+        win = r->carry;
+        n = had + ch->n;
+        base = r->carry_base;
     }
+    size_t off = 0;
+    r->parse_rc = c->d.fmt->parse_window(win, n, base, &off, false,
+                                         c->o->verify, collect, r,
+                                         r->parse_err, sizeof r->parse_err);
+    if (!r->parse_rc && keep_carry(r, win + off, n - off, base + off))
+        r->parse_rc = KB_IO_ERROR;
+}
+
+/* The file's end: its last record (a truncated one is an error), then
+ * settle it as a whole-file reader does. */
+static int stream_end(reader *r, int64_t size)
+{
+    run_ctx *c = r->c;
+    char err[KB_IO_ERRLEN] = "";
+    int rc = r->parse_rc;
     if (rc) {
-        corrupt_file(r, f, path, err);
-        return c->o->skip_corrupt ? 0 : -1;
+        snprintf(err, sizeof err, "%s", r->parse_err);
+    } else {
+        size_t off = 0;
+        rc = c->d.fmt->parse_window(r->carry, r->ncarry, r->carry_base, &off,
+                                    true, c->o->verify, collect, r, err,
+                                    sizeof err);
     }
-    keep_shard(r);
-    kb_io_shuffle(r->s, r->ns, sizeof *r->s,
-                  kb_io_epoch_seed(c->o->seed, c->epoch, f + 1));
-    return deliver(r, path);
+    r->ncarry = 0;
+    return settle_file(r, r->file, size, rc, err);
+}
+
+/* A streaming reader: take the pread thread's chunks in order and verify
+ * them; a file's end is shuffled and delivered while the thread reads on
+ * into the free buffers. */
+static void stream_main(reader *r)
+{
+    run_ctx *c = r->c;
+    kb_io_stream_src src = {stream_next, stream_direct, stream_refused, r};
+    if (kb_io_stream_start(r->st, &src, &r->lat)) {
+        fail(c, KB_IO_ERROR, c->o->engine->name,
+             "cannot start a reader's pread thread");
+        return;
+    }
+    int64_t cur = -1;
+    kb_io_chunk *ch;
+    while ((ch = kb_io_stream_get(r->st))) {
+        if (ch->tag != cur || ch->kind == KB_IO_CHUNK_RESTART)
+            stream_begin(r, cur = ch->tag);
+        int stop = 0;
+        switch (ch->kind) {
+        case KB_IO_CHUNK_DATA:
+            stream_walk(r, ch);
+            kb_io_stream_put(r->st, ch);
+            break;
+        case KB_IO_CHUNK_RESTART:
+            kb_io_stream_put(r->st, ch);
+            break;
+        case KB_IO_CHUNK_ERROR:
+            fail(c, KB_IO_ERROR, ch->path, ch->err);
+            kb_io_stream_put(r->st, ch);
+            stop = -1;
+            break;
+        case KB_IO_CHUNK_END: {
+            int64_t size = (int64_t)ch->off;
+            bool direct = ch->direct;
+            /* back before the delivery, which the thread reads through */
+            kb_io_stream_put(r->st, ch);
+            pthread_mutex_lock(&c->mu);
+            if (direct)
+                c->files_direct++;
+            else
+                c->files_buffered++;
+            pthread_mutex_unlock(&c->mu);
+            stop = stream_end(r, size);
+            cur = -1;
+            break;
+        }
+        }
+        if (stop)
+            break;
+    }
+    kb_io_stream_join(r->st);
 }
 
 static void *reader_main(void *arg)
@@ -342,6 +548,10 @@ static void *reader_main(void *arg)
     reader *r = arg;
     run_ctx *c = r->c;
     char err[KB_IO_ERRLEN];
+    if (c->streaming) {
+        stream_main(r);
+        goto merge;
+    }
     if (c->o->engine->open(&r->engine, c->o->depth, err, sizeof err)) {
         fail(c, KB_IO_ERROR, c->o->engine->name, err);
         return NULL;
@@ -357,6 +567,7 @@ static void *reader_main(void *arg)
             break;
     }
     c->o->engine->close(r->engine);
+merge:
     /* merge this thread's measurements */
     pthread_mutex_lock(&c->mu);
     c->bytes += r->lat.bytes;
@@ -734,6 +945,21 @@ static int prepare(run_ctx *c, const kb_io_profile *p, reader **rd,
     }
     for (int64_t i = 0; i < o->readers; i++)
         (*rd)[i].c = c;
+    c->streaming = o->engine == &kb_io_engine_pread &&
+                   c->d.fmt->parse_window && o->decoder->body_unused;
+    if (c->streaming) {
+        /* read ahead by up to KB_IO_STREAM_AHEAD: through a file's
+         * shuffle and delivery */
+        size_t ahead = (size_t)KB_IO_STREAM_AHEAD / o->chunk;
+        unsigned nslots = ahead < 2 ? 2 : (unsigned)ahead;
+        for (int64_t i = 0; i < o->readers; i++)
+            if (!((*rd)[i].st = kb_io_stream_new(o->chunk, nslots,
+                                                 KB_IO_STREAM_ROOM))) {
+                snprintf(err, len, "out of memory for %u chunks of %zu "
+                         "bytes", nslots, o->chunk);
+                return KB_IO_ERROR;
+            }
+    }
     if (o->json && !(*json = fopen(o->json, "w"))) {
         snprintf(err, len, "cannot create %s: %s", o->json, strerror(errno));
         return KB_IO_ERROR;
@@ -777,6 +1003,8 @@ int kb_io_run(const kb_io_profile *p, const kb_io_run_opts *o, char *err,
         free(rd[i].lat.lat);
         free(rd[i].scratch.p);
         free(rd[i].s);
+        kb_io_stream_free(rd[i].st);
+        free(rd[i].carry);
     }
     free(rd);
     free(bits);

@@ -22,6 +22,7 @@ static int parse_decode(const kb_io_profile *p, const kb_io_sample *s,
 
 const kb_io_decoder kb_io_decode_parse = {
     .name = "parse",
+    .body_unused = true,
     .out_bytes = parse_out_bytes,
     .decode = parse_decode,
 };

@@ -25,6 +25,10 @@ typedef struct {
     const char *name;
     const char *missing;
     kb_io_elem out_elem;
+    /* decode never reads a sample's body (the parser verified it and
+     * nothing is kept): the pipeline may stream a file through small
+     * reused buffers, the bodies gone by the time it decodes. */
+    bool body_unused;
     /* Bytes of one decoded sample (0: nothing kept). */
     size_t (*out_bytes)(const kb_io_profile *p);
     /* Decode s into out; rng seeds random crops.  0, KB_IO_CORRUPT or

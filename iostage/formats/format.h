@@ -43,6 +43,16 @@ typedef struct {
     int (*parse_part)(const uint8_t *buf, size_t n, size_t *off, bool final,
                       kb_io_verify verify, kb_io_sample_fn fn, void *ctx,
                       char *err, size_t len);
+    /* Formats whose records carry their ids only (else NULL): parse_part
+     * over a window of the file rather than its whole image, so a reader
+     * can stream a file through small reused buffers.  buf[0] is the
+     * file's byte `base`; *off is relative to buf; messages and the
+     * samples' offsets are file offsets.  Nothing is kept from one call
+     * to the next, and a sample's body is valid only inside fn.
+     * parse_part(buf, n, off, ...) == parse_window(buf, n, 0, off, ...). */
+    int (*parse_window)(const uint8_t *buf, size_t n, uint64_t base,
+                        size_t *off, bool final, kb_io_verify verify,
+                        kb_io_sample_fn fn, void *ctx, char *err, size_t len);
 } kb_io_format;
 
 /* NULL when the name is unknown. */

@@ -93,9 +93,11 @@ static int tfrecord_gen(const kb_io_profile *p, uint64_t seed,
     return rc;
 }
 
-int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
-                        bool final, kb_io_verify verify, const uint8_t **data,
-                        uint64_t *dlen, char *err, size_t len)
+/* kb_io_tfrecord_next on a window of a file: buf[0] is the file's byte
+ * `base`, and messages name file offsets. */
+static int next_at(const uint8_t *buf, size_t n, uint64_t base, size_t *off,
+                   bool final, kb_io_verify verify, const uint8_t **data,
+                   uint64_t *dlen, char *err, size_t len)
 {
     size_t o = *off;
     if (o >= n)
@@ -103,14 +105,15 @@ int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
     if (n - o < 12) {
         if (!final)
             return 0;
-        snprintf(err, len, "offset %zu: truncated record header "
-                 "(%zu bytes left, expected 12)", o, n - o);
+        snprintf(err, len, "offset %" PRIu64 ": truncated record header "
+                 "(%zu bytes left, expected 12)", base + o, n - o);
         return KB_IO_CORRUPT;
     }
     bool crc = verify == KB_IO_VERIFY_CRC;
     uint32_t lc = le32(buf + o + 8);
     if (crc && kb_io_tfrecord_mask(kb_io_crc32c(0, buf + o, 8)) != lc) {
-        snprintf(err, len, "offset %zu: record length CRC mismatch", o);
+        snprintf(err, len, "offset %" PRIu64 ": record length CRC mismatch",
+                 base + o);
         return KB_IO_CORRUPT;
     }
     uint64_t dl = (uint64_t)le32(buf + o) | (uint64_t)le32(buf + o + 4) << 32;
@@ -118,13 +121,14 @@ int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
     if (dl > n - o - 12 || n - o - 12 - dl < 4) {
         if (!final)
             return 0;
-        snprintf(err, len, "offset %zu: truncated record (length %" PRIu64
-                 ", %zu bytes left)", o, dl, n - o - 12);
+        snprintf(err, len, "offset %" PRIu64 ": truncated record (length %"
+                 PRIu64 ", %zu bytes left)", base + o, dl, n - o - 12);
         return KB_IO_CORRUPT;
     }
     const uint8_t *d = buf + o + 12;
     if (crc && kb_io_tfrecord_mask(kb_io_crc32c(0, d, dl)) != le32(d + dl)) {
-        snprintf(err, len, "offset %zu: record data CRC mismatch", o);
+        snprintf(err, len, "offset %" PRIu64 ": record data CRC mismatch",
+                 base + o);
         return KB_IO_CORRUPT;
     }
     *data = d;
@@ -133,41 +137,58 @@ int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
     return 1;
 }
 
-/* Walk the complete records of buf[*off, n): every sample header checked,
- * and with verify every length CRC, data CRC and sample checksum.  Not
- * final: stop before a record that has not fully arrived; final: such a
- * record is a truncation. */
-static int tfrecord_parse_part(const uint8_t *buf, size_t n, size_t *off,
-                               bool final, kb_io_verify verify,
-                               kb_io_sample_fn fn, void *ctx, char *err,
-                               size_t len)
+int kb_io_tfrecord_next(const uint8_t *buf, size_t n, size_t *off,
+                        bool final, kb_io_verify verify, const uint8_t **data,
+                        uint64_t *dlen, char *err, size_t len)
+{
+    return next_at(buf, n, 0, off, final, verify, data, dlen, err, len);
+}
+
+/* Walk the complete records of buf[*off, n), buf[0] being the file's byte
+ * `base`: every sample header checked, and with verify every length CRC,
+ * data CRC and sample checksum.  Not final: stop before a record that has
+ * not fully arrived; final: such a record is a truncation. */
+static int tfrecord_parse_window(const uint8_t *buf, size_t n, uint64_t base,
+                                 size_t *off, bool final, kb_io_verify verify,
+                                 kb_io_sample_fn fn, void *ctx, char *err,
+                                 size_t len)
 {
     const uint8_t *data;
     uint64_t dlen;
     for (;;) {
         size_t o = *off;
-        int rc = kb_io_tfrecord_next(buf, n, off, final, verify, &data,
-                                     &dlen, err, len);
+        int rc = next_at(buf, n, base, off, final, verify, &data, &dlen, err,
+                         len);
         if (rc <= 0)
             return rc;
         kb_io_hdr h;
         if (dlen < KB_IO_HDR_BYTES || kb_io_hdr_get(data, &h) ||
             h.body_len != dlen - KB_IO_HDR_BYTES) {
-            snprintf(err, len, "offset %zu: bad sample header", o);
+            snprintf(err, len, "offset %" PRIu64 ": bad sample header",
+                     base + o);
             return KB_IO_CORRUPT;
         }
         const uint8_t *body = data + KB_IO_HDR_BYTES;
         if (verify == KB_IO_VERIFY_CRC &&
             kb_io_crc32c(0, body, h.body_len) != h.crc) {
-            snprintf(err, len, "offset %zu: sample %" PRIu64
-                     " checksum mismatch", o, h.id);
+            snprintf(err, len, "offset %" PRIu64 ": sample %" PRIu64
+                     " checksum mismatch", base + o, h.id);
             return KB_IO_CORRUPT;
         }
-        kb_io_sample s = {h.id, body, h.body_len, o};
+        kb_io_sample s = {h.id, body, h.body_len, base + o};
         rc = fn(ctx, &s);
         if (rc)
             return rc;
     }
+}
+
+static int tfrecord_parse_part(const uint8_t *buf, size_t n, size_t *off,
+                               bool final, kb_io_verify verify,
+                               kb_io_sample_fn fn, void *ctx, char *err,
+                               size_t len)
+{
+    return tfrecord_parse_window(buf, n, 0, off, final, verify, fn, ctx, err,
+                                 len);
 }
 
 static int tfrecord_parse(const uint8_t *buf, size_t n, kb_io_verify verify,
@@ -184,4 +205,5 @@ const kb_io_format kb_io_format_tfrecord = {
     .gen_file = tfrecord_gen,
     .parse = tfrecord_parse,
     .parse_part = tfrecord_parse_part,
+    .parse_window = tfrecord_parse_window,
 };

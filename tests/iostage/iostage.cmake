@@ -7,7 +7,7 @@ set(KB_IO_TEST_DEFS
   KB_IO_TEST_CATALOGS="${CMAKE_CURRENT_SOURCE_DIR}/inputs/io_catalog")
 foreach(t test_io_units test_io_pipeline test_io_corrupt test_io_interrupt
           test_io_checkpoint test_io_ckpt_schedule test_io_compute
-          test_io_merge test_io_metrics test_io_shard test_io_npz)
+          test_io_merge test_io_metrics test_io_shard test_io_npz test_io_stream)
   kb_add_test(${t} kb_verb_io)
   target_compile_definitions(${t} PRIVATE ${KB_IO_TEST_DEFS})
   set_tests_properties(${t} PROPERTIES TIMEOUT 120 LABELS io)
