@@ -69,13 +69,18 @@ run_one() {
     # libhdf5 sizes some buffers from header fields of the file it reads
     # (hundreds of GB from a fuzzed image): outside ASan that malloc fails
     # and libhdf5 reports an error, so in its targets malloc may fail too.
+    # One that succeeds (1.7 GB was seen) would only show as the whole
+    # process over -rss_limit_mb, with no stack: -malloc_limit_mb, below
+    # it, reports any single allocation that large with the stack that
+    # made it, so it is judged like any other (library_crash below).
     local asan=
     case $name in
         decode_hdf5|format_dlio_hdf5) asan=allocator_may_return_null=1 ;;
     esac
     local rc=0
     ASAN_OPTIONS=$asan timeout $((secs + 120)) "$build/fuzz/$t" -max_total_time="$secs" \
-        -timeout=10 -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 \
+        -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=262144 \
+        -print_final_stats=1 \
         -close_fd_mask=3 \
         -artifact_prefix="$build/artifacts/$name-" \
         "$work/$name" "${seeds[@]}" >"$logs/$name.log" 2>&1 || rc=$?
