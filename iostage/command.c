@@ -8,26 +8,12 @@
 #include "iostage/rank.h"
 #include "iostage/readers/engine.h"
 #include "iostage/stage.h"
-#include "drivers/common/exit_codes.h"
 #include "drivers/common/options.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Exit code of a stage result. */
-int kb_io_exit_code(int rc)
-{
-    if (kb_io_interrupted)
-        return 128 + kb_io_interrupted;
-    switch (rc) {
-    case 0: return KB_EXIT_OK;
-    case KB_IO_CORRUPT: return KB_EXIT_VALIDATION;
-    case KB_IO_USAGE: return KB_EXIT_USAGE;
-    default: return KB_EXIT_RUNTIME;
-    }
-}
 
 /* The checks across options, and the positional arguments, which are a
  * DLIO config's key=value overrides.  0 or KB_IO_USAGE (printed). */

@@ -45,8 +45,4 @@ int kb_io_request_check(const char *verb, kb_io_request *o, int argc,
  * result (iostage/stage.h) with a message in err. */
 int kb_io_request_run(const char *verb, kb_io_request *o, char *err, size_t len);
 
-/* The exit code of a stage result (drivers/common/exit_codes.h), 128 + N
- * after signal N. */
-int kb_io_exit_code(int rc);
-
 #endif

@@ -22,4 +22,9 @@ enum {
  * between files when it is non-zero.  Defined in stage.c. */
 extern volatile sig_atomic_t kb_io_interrupted;
 
+/* The exit code of a stage result (drivers/common/exit_codes.h): 128 + N
+ * after signal N, else 0, 1 (KB_IO_CORRUPT), 2 (KB_IO_USAGE) or 3.  Can't
+ * fail. */
+int kb_io_exit_code(int rc);
+
 #endif

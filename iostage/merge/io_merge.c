@@ -6,7 +6,6 @@
 #include "iostage/merge/merge.h"
 #include "iostage/rank.h"
 #include "iostage/stage.h"
-#include "drivers/commands.h"
 #include "drivers/provenance.h"
 #include "iostage/record.h"
 
@@ -709,10 +708,5 @@ int kb_io_merge_files(char **files, int n, const char *json,
     int rc = merge(files, n, json, prov, err, sizeof err);
     if (rc)
         fprintf(stderr, "kbench io merge: %s\n", err);
-    switch (rc) {
-    case 0: return KB_EXIT_OK;
-    case KB_IO_CORRUPT: return KB_EXIT_VALIDATION;
-    case KB_IO_USAGE: return KB_EXIT_USAGE;
-    default: return KB_EXIT_RUNTIME;
-    }
+    return kb_io_exit_code(rc);
 }

@@ -10,7 +10,7 @@
 
 /* `kbench io merge`: the n rank files, the io_merge records to json
  * (NULL: none); prov goes into them (NULL: see iostage/record.h).
- * Returns an exit code (drivers/commands.h), after a message. */
+ * Returns an exit code (kb_io_exit_code), after a message. */
 int kb_io_merge_files(char **files, int n, const char *json,
                       const kb_provenance *prov);
 
