@@ -20,23 +20,13 @@ typedef struct {
     const char *outdir;
 } options;
 
-/* --level: one of the names kb_roofline_place takes. */
-static int parse_level(void *opts, const char *arg, const char *verb,
-                       const kb_option *o)
-{
-    if ((((options *)opts)->level = kb_roofline_level_name(arg)))
-        return 0;
-    fprintf(stderr, "kbench %s: --%s '%s': expected %s\n", verb, o->name, arg,
-            KB_ROOFLINE_LEVELS);
-    return -1;
-}
-
 static const kb_option report_options[] = {
     {.name = "peaks", .type = KB_OPT_LIST, .metavar = "FILE",
      .offset = offsetof(options, peaks),
      .help = "the ceilings (kbench peaks --json FILE): once for\n"
              "every result file, or once each"},
-    {.name = "level", .type = KB_OPT_CUSTOM, .parse = parse_level, .metavar = "L",
+    {.name = "level", .type = KB_OPT_CUSTOM, .parse = kb_roofline_level_opt,
+     .metavar = "L", .offset = offsetof(options, level),
      .def = "auto",
      .help = "memory roof: auto (default: the smallest cache\n"
              "that holds the case's bytes, else DRAM), L1, L2,\nL3 or DRAM"},

@@ -2,6 +2,8 @@
  * attainable, the bounding ceiling and the above-the-roof flag. */
 #include "drivers/roofline/placement.h"
 
+#include "drivers/common/options.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +34,17 @@ const char *kb_roofline_level_name(const char *name)
         if (strcmp(name, names[i]) == 0)
             return names[i];
     return NULL;
+}
+
+int kb_roofline_level_opt(void *opts, const char *value, const char *verb,
+                          const kb_option *o)
+{
+    const char **dst = (const char **)((char *)opts + o->offset);
+    if ((*dst = kb_roofline_level_name(value)))
+        return 0;
+    fprintf(stderr, "kbench %s: --%s '%s': expected %s\n", verb, o->name, value,
+            KB_ROOFLINE_LEVELS);
+    return -1;
 }
 
 const char *kb_roofline_level(const kb_device *d, double bytes)

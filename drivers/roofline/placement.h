@@ -78,6 +78,14 @@ int kb_roofline_place(const kb_ceilings *c, const kb_roofline_case *q,
 const char *kb_roofline_level_name(const char *name);
 #define KB_ROOFLINE_LEVELS "auto, L1, L2, L3 or DRAM"
 
+/* An option whose value is one of those names (run --roof-level, report
+ * --level): a kb_opt_parse_fn storing the canonical name, a const char *,
+ * at the option's offset.  Returns 0, or -1 after naming the value and the
+ * names expected. */
+struct kb_option;
+int kb_roofline_level_opt(void *opts, const char *value, const char *verb,
+                          const struct kb_option *o);
+
 /* The memory level a working set of `bytes` is served from when a case
  * runs again and again: the smallest cache of d that holds it (cache
  * sizes are totals over the caches the threads use) and has a measured

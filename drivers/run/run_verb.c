@@ -259,17 +259,6 @@ static int opt_peaks(void *opts, const char *path, const char *verb,
     return 0;
 }
 
-/* --roof-level: one of the names kb_roofline_place takes. */
-static int opt_roof_level(void *opts, const char *arg, const char *verb,
-                          const kb_option *o)
-{
-    if ((((cmdline *)opts)->run.roof_level = kb_roofline_level_name(arg)))
-        return 0;
-    fprintf(stderr, "kbench %s: --%s '%s': expected %s\n", verb, o->name, arg,
-            KB_ROOFLINE_LEVELS);
-    return -1;
-}
-
 #define RUN(F) offsetof(cmdline, run.F)
 #define CUSTOM(NAME, FN) .name = NAME, .type = KB_OPT_CUSTOM, .parse = FN
 static const char *const no_yes[] = {"no", "yes", NULL};
@@ -358,7 +347,8 @@ static const kb_option run_options[] = {
     {CUSTOM("peaks", opt_peaks), .metavar = "FILE",
      .help = "place every case on the roofline of these\n"
              "ceilings (kbench peaks --json FILE)"},
-    {CUSTOM("roof-level", opt_roof_level), .metavar = "L",
+    {CUSTOM("roof-level", kb_roofline_level_opt), .metavar = "L",
+     .offset = RUN(roof_level),
      .help = "memory roof: auto (the smallest cache that holds\n"
              "the case's bytes, else DRAM; default), L1, L2,\nL3 or DRAM"},
     {0},
