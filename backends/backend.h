@@ -34,6 +34,10 @@ typedef struct {
 void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Whether these facts say "device" "none": a GPU backend built without its
+ * device present.  Can't fail. */
+bool kb_info_no_device(const kb_info *info);
+
 /* What a run asks of every backend before its first case (kbench run
  * --device, --tuning, --launches, --flush-l2).  CPU backends take none
  * of it. */

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Keys longer than the field are truncated; past KB_INFO_MAX entries the
  * fact is dropped.  This function can't fail. */
@@ -17,4 +18,13 @@ void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
               ap);
     va_end(ap);
     info->n++;
+}
+
+bool kb_info_no_device(const kb_info *info)
+{
+    for (int i = 0; i < info->n; i++)
+        if (strcmp(info->kv[i].key, "device") == 0 &&
+            strcmp(info->kv[i].value, "none") == 0)
+            return true;
+    return false;
 }

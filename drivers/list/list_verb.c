@@ -70,16 +70,12 @@ static int list_backends_json(void)
         if (b->describe)
             b->describe(&info);
         cJSON *o = cJSON_CreateObject(), *facts = cJSON_CreateObject();
-        bool none = false;
-        for (int j = 0; j < info.n; j++) {
-            none |= strcmp(info.kv[j].key, "device") == 0 &&
-                    strcmp(info.kv[j].value, "none") == 0;
+        for (int j = 0; j < info.n; j++)
             cJSON_AddStringToObject(facts, info.kv[j].key, info.kv[j].value);
-        }
         cJSON_AddStringToObject(o, "name", b->name);
         cJSON_AddStringToObject(o, "kind", b->kind);
         cJSON_AddStringToObject(o, "device", b->device);
-        cJSON_AddBoolToObject(o, "device_present", !none);
+        cJSON_AddBoolToObject(o, "device_present", !kb_info_no_device(&info));
         cJSON_AddItemToObject(o, "facts", facts);
         cJSON_AddItemToArray(all, o);
     }
@@ -105,12 +101,8 @@ static int list_backends(void *opts, int argc, char **argv)
         if (b->describe)
             b->describe(&info);
         /* a GPU backend without its device says so on its first line */
-        bool none = false;
-        for (int j = 0; j < info.n; j++)
-            none |= strcmp(info.kv[j].key, "device") == 0 &&
-                    strcmp(info.kv[j].value, "none") == 0;
         printf("%-10s kind=%s device=%s%s\n", b->name, b->kind, b->device,
-               none ? " (no device)" : "");
+               kb_info_no_device(&info) ? " (no device)" : "");
         for (int j = 0; j < info.n; j++)
             printf("    %-20s %s\n", info.kv[j].key, info.kv[j].value);
     }

@@ -395,11 +395,7 @@ static bool no_device(const kb_backend *b)
     if (!b->describe)
         return false;
     b->describe(&info);
-    for (int i = 0; i < info.n; i++)
-        if (strcmp(info.kv[i].key, "device") == 0 &&
-            strcmp(info.kv[i].value, "none") == 0)
-            return true;
-    return false;
+    return kb_info_no_device(&info);
 }
 
 static char **files;   /* the batch files named on the command line */
