@@ -154,6 +154,17 @@ static void on_ready(void *ctx, size_t ready)
 /* O_DIRECT was refused (by the engine, at open or at read) on path:
  * recorded and said once, and every later read of the run is buffered,
  * so that a refusal costs one failed request, not one a file. */
+/* One file read whole, with O_DIRECT or through the page cache. */
+static void count_file(run_ctx *c, bool direct)
+{
+    pthread_mutex_lock(&c->mu);
+    if (direct)
+        c->files_direct++;
+    else
+        c->files_buffered++;
+    pthread_mutex_unlock(&c->mu);
+}
+
 static void direct_refused(run_ctx *c, const char *at, const char *call,
                            const char *path, const char *why)
 {
@@ -215,12 +226,7 @@ static int64_t read_file(reader *r, const char *path, char *err, size_t len)
         }
         if (rc)
             return -1;
-        pthread_mutex_lock(&c->mu);
-        if (direct)
-            c->files_direct++;
-        else
-            c->files_buffered++;
-        pthread_mutex_unlock(&c->mu);
+        count_file(c, direct);
         return (int64_t)size;
     }
 }
@@ -526,12 +532,7 @@ static void stream_main(reader *r)
             bool direct = ch->direct;
             /* back before the delivery, which the thread reads through */
             kb_io_stream_put(r->st, ch);
-            pthread_mutex_lock(&c->mu);
-            if (direct)
-                c->files_direct++;
-            else
-                c->files_buffered++;
-            pthread_mutex_unlock(&c->mu);
+            count_file(c, direct);
             stop = stream_end(r, size);
             cur = -1;
             break;
