@@ -151,9 +151,6 @@ static void on_ready(void *ctx, size_t ready)
             r->parse_err, sizeof r->parse_err);
 }
 
-/* O_DIRECT was refused (by the engine, at open or at read) on path:
- * recorded and said once, and every later read of the run is buffered,
- * so that a refusal costs one failed request, not one a file. */
 /* One file read whole, with O_DIRECT or through the page cache. */
 static void count_file(run_ctx *c, bool direct)
 {
@@ -165,6 +162,9 @@ static void count_file(run_ctx *c, bool direct)
     pthread_mutex_unlock(&c->mu);
 }
 
+/* O_DIRECT was refused (by the engine, at open or at read) on path:
+ * recorded and said once, and every later read of the run is buffered,
+ * so that a refusal costs one failed request, not one a file. */
 static void direct_refused(run_ctx *c, const char *at, const char *call,
                            const char *path, const char *why)
 {
