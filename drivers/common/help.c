@@ -77,17 +77,15 @@ static void print_option(FILE *out, const kb_option *o)
 void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
-             v->name);
+    kb_verb_name(name, sizeof name, v, parent);
     print_synopsis(out, "usage: kbench ", name, v);
 }
 
 void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s%s%s", parent ? parent : "", parent ? " " : "",
-             v->name);
-    kb_verb_usage(out, v, parent);
+    kb_verb_name(name, sizeof name, v, parent);
+    print_synopsis(out, "usage: kbench ", name, v);
     if (v->description || parent)   /* a sub-verb's summary describes it */
         print_lines(out, "", "", v->description ? v->description : v->summary);
     for (const kb_verb *const *s = v->subverbs; s && *s; s++) {

@@ -225,13 +225,17 @@ void kb_verb_command_line(int *argc, char ***argv)
     *argv = cmd_argv;
 }
 
+void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent)
+{
+    snprintf(buf, len, "%s%s%s", parent ? parent : "", parent ? " " : "", v->name);
+}
+
 int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv)
 {
     char verb[64];
     if (!parent)
         cmd_argc = argc, cmd_argv = argv;
-    snprintf(verb, sizeof verb, "%s%s%s", parent ? parent : "", parent ? " " : "",
-             v->name);
+    kb_verb_name(verb, sizeof verb, v, parent);
     if (!v->subverbs)
         return run_parsed(v, parent, verb, argc, argv);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -75,6 +75,9 @@ int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv);
  * the program's own (run by program->run); none or --help: the usage. */
 int kb_program_main(const kb_verb *program, int argc, char **argv);
 
+/* "run", or "io gen" for a sub-verb: a verb's name in messages and help. */
+void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent);
+
 /* The command line of the verb being run, for provenance.  Can't fail. */
 void kb_verb_command_line(int *argc, char ***argv);
 
