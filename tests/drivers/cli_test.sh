@@ -29,6 +29,8 @@ test_help() {
 test_unknown_verb() {
     run_kb 2 frobnicate
     expect "$tmp/err" "unknown verb 'frobnicate'.*run.*list"
+    run_kb 2 --frobnicate
+    expect "$tmp/err" "unknown option '--frobnicate'.*run.*list"
 }
 
 test_list_models() {
@@ -104,6 +106,13 @@ test_run_bad_inputs() {
     bad "f64 does not mix" --dt f64:f64:f32 --desc m8n12k16
     bad 'bnorm takes one data type.*bf16:bf16:f32' --dt bf16:bf16:f32 --desc mb2ic8ih4
     bad "--fpmath 'tf16'" --fpmath tf16 --desc m8n12k16
+    # the option parser's own refusals (drivers/common/options.c)
+    bad "unknown option '--frobnicate'" --frobnicate --desc m8n12k16
+    bad "--training takes no value, got 'yes'" --training=yes --desc m8n12k16
+    bad "--seed needs a value" --desc m8n12k16 --seed
+    bad "unknown option '-x'.*--name" -x --desc m8n12k16
+    bad "--flush-l2 'maybe': expected one of no, yes" --flush-l2=maybe --desc m8n12k16
+    bad "run: 1 argument given" --desc m8n12k16 stray
 }
 
 test_run_valid() {
