@@ -98,6 +98,7 @@ KB_RESULTS=$tmp/accept KB_BANDS=$tmp/bands.jsonl KB_SLOW_NODE=n3 \
 job_rc=$?
 set -e
 cat "$tmp/accept.out"
+grep -h "^throttle.py:" "$tmp/accept/n3.out" || echo "ci-check: n3.out has no throttle.py line"
 [ $job_rc = 1 ] || fail "the acceptance job exited $job_rc, not 1 (check's: a node failed)"
 
 echo "ci-check: 4. the verdict"
