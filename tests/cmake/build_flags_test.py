@@ -28,9 +28,9 @@ def recorded_flags():
     """build_flags of the run record of a one-case run."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.jsonl")
-        subprocess.run([kbench, "run", "--desc", "m8n8k8", "--backend", "omp",
-                        "--reps", "1", "--min-time", "0", "--quiet",
-                        "--json", out], check=True)
+        subprocess.run([kbench, "run", "--desc", "m8n8k8", "--reps", "1",
+                        "--min-time", "0", "--quiet", "--json", out],
+                       check=True)
         with open(out) as f:
             run = json.loads(f.readline())
     check(run.get("type") == "run", "the first record is not the run record")
