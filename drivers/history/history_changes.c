@@ -31,7 +31,7 @@ static void print_table(FILE *f, const kb_history_analysis *a, const kb_history_
     }
     static const char *const head[] = {"kind", "series", "run", "time", "before",
                                        "after", "change", "p", "event"};
-    kb_md_table_head(f, head, 9, "lllllrrrrl");
+    kb_md_table_head(f, head, 9, "llrlrrrrl");
     for (long i = 0; i < a->nchanges; i++) {
         const kb_history_change *c = &a->changes[i];
         const kb_history_series *s = c->series;

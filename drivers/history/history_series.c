@@ -68,17 +68,21 @@ static int push_point(kb_history_series *s, long *cap, sqlite3_int64 run,
     return 0;
 }
 
-/* The nearest event at or before the change's run, for the whole site or
- * the series' node. */
-static void find_event(sqlite3 *db, kb_history_change *c)
+/* The nearest event at or before the change's first run, for the whole
+ * site or the series' node, and after the first run of the segment
+ * before it (from), so that an event already followed by a change (or
+ * older than the series) does not explain this one too. */
+static void find_event(sqlite3 *db, kb_history_change *c, long from)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT time, text FROM events WHERE time <= ?1 AND"
-                               " (node IS NULL OR node = ?2) ORDER BY time DESC, id DESC"
-                               " LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+                               " time > ?3 AND (node IS NULL OR node = ?2)"
+                               " ORDER BY time DESC, id DESC LIMIT 1", -1, &st,
+                           NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(st, 1, c->series->time[c->cp.index], -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, c->series->node, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, c->series->time[from], -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
         snprintf(c->event_time, sizeof c->event_time, "%s", sqlite3_column_text(st, 0));
         c->event_text = strdup((const char *)sqlite3_column_text(st, 1));
@@ -124,7 +128,7 @@ static int find_changes(sqlite3 *db, const kb_history_opts *o, kb_history_analys
             c->cp = cp[k];
             bool up = cp[k].mean_after > cp[k].mean_before;
             c->regression = up != metrics[o->metric].higher_better;
-            find_event(db, c);
+            find_event(db, c, k ? cp[k - 1].index : 0);
         }
         free(cp);
     }

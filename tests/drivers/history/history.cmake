@@ -5,7 +5,7 @@
 if(TARGET kb_verb_history)
   # Every sub-test but `stationary`, which is its own ctest below.
   kb_add_test(test_history_stats kb_history_stats ARGS
-              incomplete_beta student_t q_hand step_found degenerate)
+              incomplete_beta student_t q_hand step_found degenerate sha256)
   # The issue's "500 stationary points give no change at p = 0.001 on at
   # least 19 seeds in 20" is not met by E-Divisive with the t-test as
   # Otava does it, at its default window of 50: 16 of these 20 seeds are

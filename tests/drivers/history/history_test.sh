@@ -18,21 +18,23 @@ template() {
         fail "kbench run --json $1 failed"
 }
 
-# make_series TEMPLATE DIR N STEP_AT FACTOR SEED [NODE]: N results files
+# make_series TEMPLATE DIR N STEPS SEED [NODE]: N results files
 # DIR/run_NNN.jsonl, an hour apart from 2026-01-01, on host NODE (default
-# n1), every sample of run i times (i < STEP_AT ? 1 : FACTOR) and 1 %
+# n1), every sample of run i times the factor of the last step
+# "AT:FACTOR" (STEPS: comma-separated) with AT <= i (else 1) and 1 %
 # normal noise.
 make_series() {
     python3 - "$@" <<'PY' || fail "make_series $*"
 import json, os, random, sys
-src, out, n, step_at, factor, seed = sys.argv[1:7]
-node = sys.argv[7] if len(sys.argv) > 7 else "n1"
-n, step_at, factor = int(n), int(step_at), float(factor)
+src, out, n, steps, seed = sys.argv[1:6]
+node = sys.argv[6] if len(sys.argv) > 6 else "n1"
+n = int(n)
+steps = [(int(a), float(f)) for a, f in (s.split(":") for s in steps.split(","))]
 rng = random.Random(int(seed))
 recs = [json.loads(l) for l in open(src)]
 os.makedirs(out, exist_ok=True)
 for i in range(n):
-    f = (1.0 if i < step_at else factor) * (1 + 0.01 * rng.gauss(0, 1))
+    f = ([1.0] + [f for a, f in steps if a <= i])[-1] * (1 + 0.01 * rng.gauss(0, 1))
     with open(f"{out}/run_{i:03d}.jsonl", "w") as o:
         for r in recs:
             r = json.loads(json.dumps(r))
@@ -122,8 +124,8 @@ for c in j:
 # regression in median and in gflops; time down an improvement in both.
 test_steps() {
     template "$tmp/t.jsonl"
-    make_series "$tmp/t.jsonl" "$tmp/up" 60 40 1.05 1
-    make_series "$tmp/t.jsonl" "$tmp/down" 60 40 0.952 2
+    make_series "$tmp/t.jsonl" "$tmp/up" 60 40:1.05 1
+    make_series "$tmp/t.jsonl" "$tmp/down" 60 40:0.952 2
     run_kb 0 history add "$tmp"/up/*.jsonl --db "$tmp/up.db"
     run_kb 0 history add "$tmp"/down/*.jsonl --db "$tmp/down.db"
     for db in "$tmp/up.db" "$tmp/down.db"; do
@@ -148,6 +150,18 @@ test_steps() {
     expect "$tmp/out" '^No change points in 0 series' "--node filter"
     run_kb 1 history changes --db "$tmp/up.db" --fail-on any --case 'm64n64k64|gemm|f32|row-major|FWD_D'
     [ "$(grep -c '^| \*\*regression' "$tmp/out")" -eq 1 ] || fail "--case: not one series"
+    # two steps, one event before the series and one before the first
+    # step: the second change is not explained by the first's event
+    make_series "$tmp/t.jsonl" "$tmp/two" 90 30:1.08,60:0.97 4
+    run_kb 0 history add "$tmp"/two/*.jsonl --db "$tmp/two.db"
+    run_kb 0 history event --db "$tmp/two.db" --at 2025-12-31 --text "before the series"
+    run_kb 0 history event --db "$tmp/two.db" --at 2026-01-02T05:00 --text "BIOS 2"
+    run_kb 0 history changes --db "$tmp/two.db" --json "$tmp/c.json" \
+        --case 'm64n64k64|gemm|f32|row-major|FWD_D'
+    json_check "$tmp/c.json" "
+assert [(c['kind'], c['time']) for c in j] == [
+    ('regression', '2026-01-02T06:00:00Z'), ('improvement', '2026-01-03T12:00:00Z')], j
+assert j[0]['event']['text'] == 'BIOS 2' and j[1]['event'] is None, j"
 }
 
 # snapshot DB OUT: the database's content (export), or "absent".
@@ -212,7 +226,7 @@ c.commit()' "$db" || fail "could not edit the schema version"
 # every run stored, once.
 test_concurrent() {
     template "$tmp/t.jsonl"
-    make_series "$tmp/t.jsonl" "$tmp/s" 24 24 1 3
+    make_series "$tmp/t.jsonl" "$tmp/s" 24 0:1 3
     local pids=() p
     for p in 0 1 2 3 4 5 6 7; do
         "$kbench" history add "$tmp/s/run_$(printf %03d $((3 * p)))".jsonl \

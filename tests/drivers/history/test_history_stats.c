@@ -1,10 +1,12 @@
 /* test_history_stats.c - the statistics of `kbench history changes`: the
  * incomplete beta function and Student's t tail against exact values, the
  * E-Divisive Q statistic on hand-worked series, and change points found
- * in synthetic series (a 5 % step in 1 % noise; stationary noise). */
+ * in synthetic series (a 5 % step in 1 % noise; stationary noise); and
+ * the content hash against FIPS 180-4's examples. */
 #include "check.h"
 
 #include "drivers/history/edivisive.h"
+#include "drivers/history/sha256.h"
 #include "drivers/history/student_t.h"
 
 #include <stdint.h>
@@ -115,9 +117,31 @@ static void test_degenerate(void)
     free(cp);
 }
 
+/* FIPS 180-4's examples: one block, two blocks (56 bytes: the length
+ * spills into a second block), and a million 'a's. */
+static void test_sha256(void)
+{
+    char hex[65];
+    kb_sha256_hex("abc", 3, hex);
+    CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    kb_sha256_hex(two, strlen(two), hex);
+    CHECK_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    char *a = malloc(1000000);
+    if (!a)
+        return;
+    memset(a, 'a', 1000000);
+    kb_sha256_hex(a, 1000000, hex);
+    free(a);
+    CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    kb_sha256_hex("", 0, hex);
+    CHECK_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
 static const check_test tests[] = {
     CHECK_TEST(incomplete_beta), CHECK_TEST(student_t), CHECK_TEST(q_hand),
     CHECK_TEST(step_found), CHECK_TEST(stationary), CHECK_TEST(degenerate),
+    CHECK_TEST(sha256),
     CHECK_END};
 
 int main(int argc, char **argv) { return check_main(argc, argv, tests); }
