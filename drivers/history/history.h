@@ -100,10 +100,11 @@ int kb_history_analyse(const char *verb, sqlite3 *db, const kb_history_opts *o,
 void kb_history_analysis_free(kb_history_analysis *a);
 
 /* The sub-verbs (history_add.c, history_event.c, history_export.c,
- * history_changes.c): an exit code, after a message when not 0. */
+ * history_changes.c, history_show.c): an exit code, after a message when not 0. */
 int kb_history_add(const kb_history_opts *o, int argc, char **argv);
 int kb_history_event(const kb_history_opts *o);
 int kb_history_export(const kb_history_opts *o);
 int kb_history_changes(const kb_history_opts *o);
+int kb_history_show(const kb_history_opts *o);
 
 #endif

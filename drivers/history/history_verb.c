@@ -1,5 +1,5 @@
 /* history_verb.c - the `kbench history` verb: its sub-verbs add, event,
- * changes and export, their option tables and exit codes. */
+ * changes, show and export, their option tables and exit codes. */
 #include "drivers/history/history.h"
 #include "drivers/commands.h"
 
@@ -34,7 +34,7 @@ static const kb_option event_options[] = {
     {0},
 };
 
-/* Which series: shared by changes (and the page, when there is one). */
+/* Which series: shared by changes and show. */
 static const kb_option filter_options[] = {
     STR("since", "TIME", since, "runs at or after TIME only"),
     STR("until", "TIME", until, "runs at or before TIME only"),
@@ -50,7 +50,8 @@ static const kb_option filter_options[] = {
     {0},
 };
 
-static const kb_option changes_options[] = {
+/* How change points are found: shared by changes and show. */
+static const kb_option detect_options[] = {
     {.name = "p", .type = KB_OPT_DOUBLE, .metavar = "P", .def = "0.001",
      .offset = O(p), .min = 1e-12, .max = 0.5,
      .help = "the t-test's threshold a change point must pass"},
@@ -60,10 +61,19 @@ static const kb_option changes_options[] = {
     {.name = "min-magnitude", .type = KB_OPT_DOUBLE, .metavar = "X", .def = "0",
      .offset = O(min_magnitude), .min = 0, .max = 1e6,
      .help = "drop changes whose relative size (0.05: 5 %) is at\nmost X"},
+    {0},
+};
+
+static const kb_option changes_options[] = {
     {KB_OPTION_JSON(kb_history_opts, json, "the change points as a JSON array")},
     {.name = "fail-on", .type = KB_OPT_CHOICE, .choices = fail_choices,
      .def = "none", .offset = O(fail_on),
      .help = "exit 1 when a regression (or any change) is found"},
+    {0},
+};
+
+static const kb_option show_options[] = {
+    STR("out", "DIR", out, "the folder of the page (DIR/index.html)"),
     {0},
 };
 
@@ -105,6 +115,15 @@ static int run_changes(void *opts, int argc, char **argv)
     return need("changes", "--db FILE", o->db) ? KB_EXIT_USAGE : kb_history_changes(o);
 }
 
+static int run_show(void *opts, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    kb_history_opts *o = opts;
+    if (need("show", "--db FILE", o->db) || need("show", "--out DIR", o->out))
+        return KB_EXIT_USAGE;
+    return kb_history_show(o);
+}
+
 static int run_export(void *opts, int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -143,16 +162,23 @@ static const kb_verb changes_verb = HISTORY_SUBVERB("changes", run_changes, 0, 0
     " [--fail-on regression|any]",
     "change points of every series (E-Divisive means, as Apache Otava),\n"
     "worst first, each a regression or an improvement",
-    filter_options, changes_options);
+    filter_options, detect_options, changes_options);
+static const kb_verb show_verb = HISTORY_SUBVERB("show", run_show, 0, 0,
+    "--db FILE --out DIR [--since TIME] [--until TIME] [--node N]\n"
+    " [--backend B] [--model M] [--case KEY] [--metric M] [--p P] [--window W]\n"
+    " [--min-magnitude X]",
+    "a self-contained HTML page: a trend chart a series, change points\n"
+    "and events marked, the changes in a table",
+    filter_options, detect_options, show_options);
 static const kb_verb export_verb = HISTORY_SUBVERB("export", run_export, 0, 0,
     "--db FILE --jsonl FILE",
     "everything stored, back out as JSON Lines",
     export_options);
 
 const kb_verb kb_verb_history = {
-    .name = "history", .synopsis = "add|event|changes|export ...",
+    .name = "history", .synopsis = "add|event|changes|show|export ...",
     .summary = "performance history: runs stored, change points found",
     .exit_codes = HISTORY_EXIT_CODES,
     .subverbs = (const kb_verb *const[]){&add_verb, &event_verb, &changes_verb,
-                                          &export_verb, NULL},
+                                          &show_verb, &export_verb, NULL},
 };

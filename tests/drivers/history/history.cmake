@@ -1,6 +1,7 @@
 # tests/drivers/history/history.cmake - `kbench history`: the statistics
 # against exact values and SciPy, and the verb end to end on results made
-# from a real `kbench run` (history_test.sh, one function per case).
+# from a real `kbench run` (history_test.sh, one function per case; the
+# page is parsed as XML by Python's ElementTree).
 # Nothing here when the verb was not built (no SQLite).
 if(TARGET kb_verb_history)
   # Every sub-test but `stationary`, which is its own ctest below.
@@ -29,7 +30,7 @@ if(TARGET kb_verb_history)
                    $<TARGET_FILE:test_ttest_scipy> ${CMAKE_CURRENT_BINARY_DIR}/ttest_scipy_ref.txt)
   set_tests_properties(test_ttest_scipy PROPERTIES SKIP_RETURN_CODE 77)
 
-  foreach(case IN ITEMS add_export event steps bad_inputs concurrent)
+  foreach(case IN ITEMS add_export event steps show bad_inputs concurrent)
     add_test(NAME history_${case}
              COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/history_test.sh ${case}
                      $<TARGET_FILE:kbench>)

@@ -164,6 +164,44 @@ assert [(c['kind'], c['time']) for c in j] == [
 assert j[0]['event']['text'] == 'BIOS 2' and j[1]['event'] is None, j"
 }
 
+# The page: well-formed (XML, so HTML too), self-contained, a chart a
+# series with its change and the events of its node or the site marked,
+# and the table of changes.
+test_show() {
+    template "$tmp/t.jsonl"
+    make_series "$tmp/t.jsonl" "$tmp/up" 60 40:1.05 1
+    run_kb 0 history add "$tmp"/up/*.jsonl --db "$tmp/h.db"
+    run_kb 0 history event --db "$tmp/h.db" --at 2026-01-02T15:30:00Z --text "driver <2> & co"
+    run_kb 0 history event --db "$tmp/h.db" --at 2026-01-02T15:45:00Z --text "other" --node n9
+    run_kb 0 history event --db "$tmp/h.db" --at 2025-12-01 --text "before the series"
+    run_kb 0 history show --db "$tmp/h.db" --out "$tmp/page"
+    expect "$tmp/out" 'index.html: 2 series, 2 change points'
+    python3 - "$tmp/page/index.html" <<'PY' || fail "the page"
+import re, sys, xml.etree.ElementTree as ET
+text = open(sys.argv[1], encoding="utf-8").read()
+assert not re.search(r'(src|href)="(https?:)?//', text), "an external reference"
+root = ET.fromstring(text)
+h, s = "{http://www.w3.org/1999/xhtml}", "{http://www.w3.org/2000/svg}"
+svgs = list(root.iter(s + "svg"))
+assert len(svgs) == 2, len(svgs)
+for svg in svgs:
+    groups = [g.get("class") for g in svg.iter(s + "g")]
+    assert groups.count("change regression") == 1, groups
+    assert groups.count("event") == 1, groups
+    ev = [g for g in svg.iter(s + "g") if g.get("class") == "event"][0]
+    assert ev.find(s + "text").text == "driver <2> & co"
+    ch = [g for g in svg.iter(s + "g") if g.get("class") == "change regression"][0]
+    assert re.fullmatch(r"\+[45]\.\d %", ch.find(s + "text").text), ch.find(s + "text").text
+    assert len([c for c in svg.iter(s + "circle") if c.get("class") == "run"]) == 60
+rows = [tr for tr in root.iter(h + "tr") if tr.get("class") == "regression"]
+assert len(rows) == 2, len(rows)
+PY
+    run_kb 0 history show --db "$tmp/h.db" --out "$tmp/none" --node n2
+    python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' \
+        "$tmp/none/index.html" || fail "the empty page does not parse"
+    expect "$tmp/none/index.html" "No change points"
+}
+
 # snapshot DB OUT: the database's content (export), or "absent".
 snapshot() {
     if [ -e "$1" ]; then
