@@ -9,68 +9,58 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <zlib.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define VERB "history add"
 
-/* A file as read for storing: its bytes, its lines (the records kept as
- * written, for export) and its hash. */
+/* A file as read for storing: its bytes deflated, its hash, its time. */
 typedef struct {
-    char *text;
-    char **line;          /* line[i]: the (i+1)-th line, NUL-ended in text */
-    long nlines;
+    size_t len;           /* the file's bytes */
+    unsigned char *z;     /* deflated */
+    uLongf zlen;
     char hash[65];
     char time[21];
 } raw_file;
 
-/* Reads path whole into r and splits it into lines.  0, or -1 after a
+/* Reads path whole into r, hashed and deflated.  0, or -1 after a
  * message. */
 static int read_raw(const char *path, raw_file *r)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        perror(path);
+        fprintf(stderr, "kbench " VERB ": %s: cannot open\n", path);
         return -1;
     }
     size_t cap = 1 << 16, n = 0;
-    r->text = malloc(cap + 1);
-    for (size_t got; r->text && (got = fread(r->text + n, 1, cap - n, f)) > 0;) {
+    char *text = malloc(cap);
+    for (size_t got; text && (got = fread(text + n, 1, cap - n, f)) > 0;) {
         n += got;
         if (n == cap) {
-            char *t = realloc(r->text, 2 * cap + 1);
-            if (!t) {
-                free(r->text);
-                r->text = NULL;
-            }
-            r->text = t;
+            char *t = realloc(text, 2 * cap);
+            if (!t)
+                free(text);
+            text = t;
             cap *= 2;
         }
     }
-    bool bad = ferror(f) || !r->text;
+    bool bad = ferror(f) || !text;
     fclose(f);
     if (bad) {
+        free(text);
         fprintf(stderr, "kbench " VERB ": %s: cannot read\n", path);
         return -1;
     }
-    kb_sha256_hex(r->text, n, r->hash);
-    r->text[n] = '\0';
-    long lines = 1;
-    for (size_t i = 0; i < n; i++)
-        lines += r->text[i] == '\n';
-    r->line = malloc((size_t)lines * sizeof *r->line);
-    if (!r->line) {
-        fprintf(stderr, "kbench " VERB ": out of memory\n");
+    kb_sha256_hex(text, n, r->hash);
+    r->len = n;
+    r->zlen = compressBound(n);
+    r->z = malloc(r->zlen);
+    int zrc = r->z ? compress2(r->z, &r->zlen, (const Bytef *)text, n, 6) : Z_MEM_ERROR;
+    free(text);
+    if (zrc != Z_OK) {
+        fprintf(stderr, "kbench " VERB ": %s: deflate failed (zlib %d)\n", path, zrc);
         return -1;
-    }
-    r->nlines = 0;
-    for (char *p = r->text; *p;) {
-        r->line[r->nlines++] = p;
-        char *nl = strchr(p, '\n');
-        if (!nl)
-            break;
-        *nl = '\0';
-        p = nl + 1;
     }
     return 0;
 }
@@ -99,13 +89,12 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
 }
 
 /* The cases of run run_id.  SQLITE_DONE, or SQLite's error. */
-static int store_cases(sqlite3 *db, sqlite3_int64 run_id, const kb_result_file *f,
-                       const raw_file *r)
+static int store_cases(sqlite3 *db, sqlite3_int64 run_id, const kb_result_file *f)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(db,
         "INSERT INTO cases(run_id, seq, case_key, backend, model, status, median,"
-        " gflops, pct_of_roof, case_json) VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+        " gflops, pct_of_roof) VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return rc;
     rc = SQLITE_DONE;
@@ -124,7 +113,6 @@ static int store_cases(sqlite3 *db, sqlite3_int64 run_id, const kb_result_file *
         bind_real(st, 7, timed ? c->median_s : NAN);
         bind_real(st, 8, timed ? c->gflops : NAN);
         bind_real(st, 9, timed ? c->roof_pct : NAN);
-        sqlite3_bind_text(st, 10, r->line[c->line - 1], -1, SQLITE_STATIC);
         rc = sqlite3_step(st);
     }
     sqlite3_finalize(st);
@@ -139,7 +127,7 @@ static int store_run(sqlite3 *db, const kb_history_opts *o, const kb_result_file
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(db,
         "INSERT OR IGNORE INTO runs(hash, path, time, node, kbench_version,"
-        " git_commit, note, added, run_json) VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+        " git_commit, note, added, file_bytes, file_z) VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return rc;
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(f->run, "kbench_version");
@@ -152,7 +140,8 @@ static int store_run(sqlite3 *db, const kb_history_opts *o, const kb_result_file
     sqlite3_bind_text(st, 6, cJSON_GetStringValue(git), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 7, o->note, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 8, added, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 9, r->line[0], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)r->len);
+    sqlite3_bind_blob64(st, 10, r->z, r->zlen, SQLITE_STATIC);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     *stored = rc == SQLITE_DONE && sqlite3_changes(db) == 1;
@@ -172,7 +161,7 @@ static int store_run(sqlite3 *db, const kb_history_opts *o, const kb_result_file
         rc = sqlite3_step(st);
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? store_cases(db, run_id, f, r) : rc;
+    return rc == SQLITE_DONE ? store_cases(db, run_id, f) : rc;
 }
 
 /* Each file's raw text and time, after the reader accepted it.  0, or -1
@@ -244,10 +233,8 @@ int kb_history_add(const kb_history_opts *o, int argc, char **argv)
     rc = KB_EXIT_OK;
 done:
     sqlite3_close(db);
-    for (int i = 0; i < argc; i++) {
-        free(raw[i].text);
-        free(raw[i].line);
-    }
+    for (int i = 0; i < argc; i++)
+        free(raw[i].z);
     kb_result_files_free(files, argc);
     free(files);
     free(raw);

@@ -8,15 +8,18 @@
 #include <string.h>
 #include <time.h>
 
-/* The tables.  A run is one results file (its hash keeps it once); its
- * cases hold the figures the series follow; events are known changes of
- * the system, for the whole site (node NULL) or one node a row. */
+/* The tables.  A run is one results file, kept whole and deflated (zlib)
+ * for export, its hash keeping it once; its cases hold the figures the
+ * series follow (about 0.3 KiB a case with the file's share); events are
+ * known changes of the system, for the whole site (node NULL) or one node
+ * a row. */
 static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS metadata(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS runs("
     " id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, path TEXT NOT NULL,"
     " time TEXT NOT NULL, node TEXT NOT NULL, kbench_version TEXT,"
-    " git_commit TEXT, note TEXT, added TEXT NOT NULL, run_json TEXT NOT NULL);"
+    " git_commit TEXT, note TEXT, added TEXT NOT NULL, file_bytes INTEGER NOT NULL,"
+    " file_z BLOB NOT NULL);"
     "CREATE INDEX IF NOT EXISTS runs_time ON runs(time);"
     "CREATE TABLE IF NOT EXISTS tags("
     " run_id INTEGER NOT NULL REFERENCES runs(id), key TEXT NOT NULL,"
@@ -25,7 +28,7 @@ static const char schema_sql[] =
     " run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
     " case_key TEXT NOT NULL, backend TEXT NOT NULL, model TEXT NOT NULL,"
     " status TEXT NOT NULL, median REAL, gflops REAL, pct_of_roof REAL,"
-    " case_json TEXT NOT NULL, PRIMARY KEY(run_id, seq));"
+    " PRIMARY KEY(run_id, seq)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS cases_series ON cases(case_key, backend);"
     "CREATE TABLE IF NOT EXISTS events("
     " id INTEGER PRIMARY KEY, time TEXT NOT NULL, text TEXT NOT NULL, node TEXT);";

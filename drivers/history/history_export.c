@@ -1,7 +1,8 @@
 /* history_export.c - `kbench history export`: the whole database back out
  * as JSON Lines, so that nothing is locked in: a history_run record a run
- * (its run record as stored, note and tags), a history_case record a case
- * (its case record as stored), a history_event record an event. */
+ * (its file's run record, note and tags), then a history_case record for
+ * each case record of its file and a history_record record for each other
+ * record (summary, training steps), and a history_event record an event. */
 #define _GNU_SOURCE   /* open_memstream */
 #include "drivers/history/history.h"
 #include "drivers/common/atomic_file.h"
@@ -10,6 +11,8 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
 
 #define VERB "history export"
 
@@ -32,19 +35,71 @@ static int emit(FILE *out, cJSON *rec)
     return 0;
 }
 
-/* The stored JSON text of column i, parsed (null when it does not parse,
- * which only a database edited by hand can hold). */
-static cJSON *stored_json(sqlite3_stmt *st, int i)
+/* The run's file, inflated from columns (file_bytes, file_z) at i, into
+ * new memory (NUL-ended); NULL when out of memory or it does not inflate
+ * (a database edited by hand). */
+static char *stored_file(sqlite3_stmt *st, int i)
 {
-    cJSON *j = cJSON_Parse((const char *)sqlite3_column_text(st, i));
-    return j ? j : cJSON_CreateNull();
+    uLongf len = (uLongf)sqlite3_column_int64(st, i);
+    char *text = malloc(len + 1);
+    if (!text)
+        return NULL;
+    const void *z = sqlite3_column_blob(st, i + 1);
+    if (uncompress((Bytef *)text, &len, z, (uLong)sqlite3_column_bytes(st, i + 1)) != Z_OK) {
+        free(text);
+        return NULL;
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/* A run: its history_run record (with the file's run record), then a
+ * history_case record a case record of the file and a history_record
+ * record for each other one (summary, training steps).  0, or -1. */
+static int export_run(FILE *out, sqlite3_stmt *st, sqlite3_stmt *tags)
+{
+    static const char *const names[] = {"hash", "path", "time", "node", "note", "added"};
+    sqlite3_int64 id = sqlite3_column_int64(st, 0);
+    char *text = stored_file(st, 7);
+    if (!text)
+        return -1;
+    cJSON *r = cJSON_CreateObject(), *t = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "type", "history_run");
+    cJSON_AddNumberToObject(r, "id", (double)id);
+    for (int i = 0; i < 6; i++)
+        cJSON_AddItemToObject(r, names[i], text_or_null(st, i + 1));
+    sqlite3_reset(tags);
+    sqlite3_bind_int64(tags, 1, id);
+    while (sqlite3_step(tags) == SQLITE_ROW)
+        cJSON_AddStringToObject(t, (const char *)sqlite3_column_text(tags, 0),
+                                (const char *)sqlite3_column_text(tags, 1));
+    cJSON_AddItemToObject(r, "tags", t);
+    char *save, *line = strtok_r(text, "\n", &save);
+    cJSON *run = line ? cJSON_Parse(line) : NULL;
+    cJSON_AddItemToObject(r, "run", run ? run : cJSON_CreateNull());
+    int rc = emit(out, r);
+    while (rc == 0 && (line = strtok_r(NULL, "\n", &save))) {
+        cJSON *rec = cJSON_Parse(line);
+        if (!rec)
+            continue;   /* the reader accepted only whole lines; none here */
+        const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "type"));
+        bool is_case = type && strcmp(type, "case") == 0;
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "type", is_case ? "history_case" : "history_record");
+        cJSON_AddNumberToObject(e, "run_id", (double)id);
+        cJSON_AddItemToObject(e, is_case ? "case" : "record", rec);
+        rc = emit(out, e);
+    }
+    free(text);
+    return rc;
 }
 
 static int export_runs(sqlite3 *db, FILE *out)
 {
     sqlite3_stmt *st, *tags;
-    if (sqlite3_prepare_v2(db, "SELECT id, hash, path, time, node, note, added, run_json"
-                               " FROM runs ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT id, hash, path, time, node, note, added,"
+                               " file_bytes, file_z FROM runs ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
         return -1;
     if (sqlite3_prepare_v2(db, "SELECT key, value FROM tags WHERE run_id = ? ORDER BY key",
                            -1, &tags, NULL) != SQLITE_OK) {
@@ -52,36 +107,9 @@ static int export_runs(sqlite3 *db, FILE *out)
         return -1;
     }
     int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *r = cJSON_CreateObject(), *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(r, "type", "history_run");
-        cJSON_AddNumberToObject(r, "id", (double)sqlite3_column_int64(st, 0));
-        static const char *const names[] = {"hash", "path", "time", "node", "note", "added"};
-        for (int i = 0; i < 6; i++)
-            cJSON_AddItemToObject(r, names[i], text_or_null(st, i + 1));
-        sqlite3_reset(tags);
-        sqlite3_bind_int64(tags, 1, sqlite3_column_int64(st, 0));
-        while (sqlite3_step(tags) == SQLITE_ROW)
-            cJSON_AddStringToObject(t, (const char *)sqlite3_column_text(tags, 0),
-                                    (const char *)sqlite3_column_text(tags, 1));
-        cJSON_AddItemToObject(r, "tags", t);
-        cJSON_AddItemToObject(r, "run", stored_json(st, 7));
-        rc = emit(out, r);
-    }
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
+        rc = export_run(out, st, tags);
     sqlite3_finalize(tags);
-    sqlite3_finalize(st);
-    if (rc || step != SQLITE_DONE)
-        return -1;
-    if (sqlite3_prepare_v2(db, "SELECT run_id, case_json FROM cases ORDER BY run_id, seq",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "type", "history_case");
-        cJSON_AddNumberToObject(c, "run_id", (double)sqlite3_column_int64(st, 0));
-        cJSON_AddItemToObject(c, "case", stored_json(st, 1));
-        rc = emit(out, c);
-    }
     sqlite3_finalize(st);
     return rc || step != SQLITE_DONE ? -1 : 0;
 }

@@ -80,7 +80,9 @@ assert len(runs) == 1, runs
 r = runs[0]
 assert r["note"] == "first" and r["tags"] == {"site": "x", "k": "v=w"}, r
 assert r["run"] == src[0] and len(r["hash"]) == 64, r
-assert [c["case"] for c in cases] == [s for s in src if s["type"] == "case"]'
+assert [c["case"] for c in cases] == [s for s in src if s["type"] == "case"]
+others = [r["record"] for r in recs if r["type"] == "history_record"]
+assert others == [s for s in src if s["type"] not in ("run", "case")], others'
     run_kb 2 history add "$tmp/t.jsonl" --db "$tmp/h.db" --tag novalue
     expect "$tmp/err" "--tag 'novalue': expected KEY=VALUE"
     run_kb 2 history add "$tmp/t.jsonl"
