@@ -80,7 +80,8 @@ static double clock_after(trial_clock *c, bool perf)
 
 /* Best GFLOP/s of k over `trials` timings, every thread pinned and
  * starting together; the time spans the first start to the last finish.
- * r->clock_ghz is the clock of that best trial. */
+ * Keeps r's figure when it is better (r->gflops 0: none yet); the clock
+ * is that of the best trial. */
 static void measure(const kb_fma_kernel *k, int threads, double trial_s, int trials,
                     kb_fma_result *r)
 {
@@ -132,27 +133,60 @@ static void measure(const kb_fma_kernel *k, int threads, double trial_s, int tri
         }
         kb_cycles_close(&c.counter);
     }
-    double flops = (double)team * (double)iters * k->chains * k->lanes() * 2.0;
-    r->gflops = flops / best * 1e-9;
+    double flops = (double)team * (double)iters * k->chains * r->lanes * 2.0;
+    double gflops = flops / best * 1e-9;
+    r->trials += trials;
+    if (gflops <= r->gflops)
+        return;
+    r->gflops = gflops;
     r->clock_ghz = ghz[best_r] / team;
     r->clock_source = !(r->clock_ghz > 0) ? "none"
                     : opened == team ? "perf_event cycles" : "dependent-add chain";
 }
 
+/* The kernel of the table that measured r. */
+static const kb_fma_kernel *kernel_of(const kb_fma_result *r)
+{
+    for (int i = 0; i < kb_fma_nkernels; i++)
+        if (kb_fma_kernels[i].kernel == r->kernel &&
+            kb_fma_kernels[i].precision == r->precision)
+            return &kb_fma_kernels[i];
+    return NULL;
+}
+
+/* Flag the fastest of out[from, to) (the first, preferred, on a tie),
+ * give it `trials` more timings, and return it. */
+static void choose(kb_fma_result *out, int from, int to, int threads, double trial_s,
+                   int trials)
+{
+    int won = from;
+    for (int i = from + 1; i < to; i++)
+        if (out[i].gflops > out[won].gflops)
+            won = i;
+    measure(kernel_of(&out[won]), threads, trial_s, trials, &out[won]);
+    out[won].won = true;
+}
+
 int kb_fma_peaks(int threads, double trial_s, int trials, kb_fma_result *out,
                  int max)
 {
-    const char *done = "";   /* precision measured last */
-    int n = 0;
+    int n = 0, from = 0;   /* out[from, n): the current precision's */
+    int scout = trials / 4 > 2 ? trials / 4 : 2;
     for (int i = 0; i < kb_fma_nkernels && n < max; i++) {
         const kb_fma_kernel *k = &kb_fma_kernels[i];
-        /* skip narrower kernels of a precision already measured */
-        if (strcmp(k->precision, done) == 0 || !k->supported())
+        if (n > from && strcmp(k->precision, out[from].precision) != 0) {
+            choose(out, from, n, threads, trial_s, trials);
+            from = n;
+        }
+        if (!k->supported())
             continue;
-        out[n] = (kb_fma_result){k->precision, k->kernel, k->lanes(), 2.0, 0, 0, "none"};
-        measure(k, threads, trial_s, trials, &out[n]);
-        done = k->precision;
+        out[n] = (kb_fma_result){.precision = k->precision, .kernel = k->kernel,
+                                 .chains = k->chains, .lanes = k->lanes(),
+                                 .flops_per_op = 2.0, .clock_source = "none"};
+        measure(k, threads, trial_s, scout, &out[n]);
         n++;
     }
+    if (n > from)
+        choose(out, from, n, threads, trial_s, trials);
     return n;
 }
