@@ -181,17 +181,17 @@ typedef float v8f __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 typedef _Float16 v32h __attribute__((vector_size(64)));
 
-CC_KERNEL(cc_f64_avx512, v8d, double, "avx512f")
-CC_KERNEL(cc_f64_avx2, v4d, double, "avx2,fma")
-CC_KERNEL(cc_f64_vec128, v2d, double, "sse2")
-CC_KERNEL(cc_f32_avx512, v16f, float, "avx512f")
-CC_KERNEL(cc_f32_avx2, v8f, float, "avx2,fma")
-CC_KERNEL(cc_f32_vec128, v4f, float, "sse2")
-CC_KERNEL(cc_f16_avx512, v32h, _Float16, "avx512fp16")
+CC_KERNEL(cc_f64_avx512_x12, v8d, double, "avx512f")
+CC_KERNEL(cc_f64_avx2_x12, v4d, double, "avx2,fma")
+CC_KERNEL(cc_f64_vec128_x12, v2d, double, "sse2")
+CC_KERNEL(cc_f32_avx512_x12, v16f, float, "avx512f")
+CC_KERNEL(cc_f32_avx2_x12, v8f, float, "avx2,fma")
+CC_KERNEL(cc_f32_vec128_x12, v4f, float, "sse2")
+CC_KERNEL(cc_f16_avx512_x12, v32h, _Float16, "avx512fp16")
 
 /* bf16 with intrinsics: the compiler allocates the registers. */
 __attribute__((target("avx512f,avx512bf16"), noinline))
-static double cc_bf16_avx512(int64_t iters, double seed)
+static double cc_bf16_avx512_x12(int64_t iters, double seed)
 {
     __m512 acc[CC_CHAINS];
     __m512bh x = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1.0f / 64), _mm512_set1_ps(1.0f / 64));
@@ -243,27 +243,27 @@ const kb_fma_kernel kb_fma_kernels[] = {
     {"fp64", "fma-avx512-x24", 24, lanes_8, has_avx512f, asm_f64_zmm_x24},
     {"fp64", "fma-avx2-x12", 12, lanes_4, has_avx2_fma, asm_f64_ymm_x12},
     {"fp64", "fma-avx2-x8", 8, lanes_4, has_avx2_fma, asm_f64_ymm_x8},
-    {"fp64", "cc-avx512-x12", CC_CHAINS, lanes_8, has_avx512f, cc_f64_avx512},
-    {"fp64", "cc-avx2-x12", CC_CHAINS, lanes_4, has_avx2_fma, cc_f64_avx2},
-    {"fp64", "cc-vec128-x12", CC_CHAINS, lanes_2, has_sse2, cc_f64_vec128},
+    {"fp64", "cc-avx512-x12", CC_CHAINS, lanes_8, has_avx512f, cc_f64_avx512_x12},
+    {"fp64", "cc-avx2-x12", CC_CHAINS, lanes_4, has_avx2_fma, cc_f64_avx2_x12},
+    {"fp64", "cc-vec128-x12", CC_CHAINS, lanes_2, has_sse2, cc_f64_vec128_x12},
     {"fp32", "fma-avx512-x12", 12, lanes_16, has_avx512f, asm_f32_zmm_x12},
     {"fp32", "fma-avx512-x8", 8, lanes_16, has_avx512f, asm_f32_zmm_x8},
     {"fp32", "fma-avx512-x16", 16, lanes_16, has_avx512f, asm_f32_zmm_x16},
     {"fp32", "fma-avx512-x24", 24, lanes_16, has_avx512f, asm_f32_zmm_x24},
     {"fp32", "fma-avx2-x12", 12, lanes_8, has_avx2_fma, asm_f32_ymm_x12},
     {"fp32", "fma-avx2-x8", 8, lanes_8, has_avx2_fma, asm_f32_ymm_x8},
-    {"fp32", "cc-avx512-x12", CC_CHAINS, lanes_16, has_avx512f, cc_f32_avx512},
-    {"fp32", "cc-avx2-x12", CC_CHAINS, lanes_8, has_avx2_fma, cc_f32_avx2},
-    {"fp32", "cc-vec128-x12", CC_CHAINS, lanes_4, has_sse2, cc_f32_vec128},
+    {"fp32", "cc-avx512-x12", CC_CHAINS, lanes_16, has_avx512f, cc_f32_avx512_x12},
+    {"fp32", "cc-avx2-x12", CC_CHAINS, lanes_8, has_avx2_fma, cc_f32_avx2_x12},
+    {"fp32", "cc-vec128-x12", CC_CHAINS, lanes_4, has_sse2, cc_f32_vec128_x12},
     {"bf16", "dpbf16-avx512-x12", 12, lanes_32, has_avx512bf16, asm_bf16_zmm_x12},
     {"bf16", "dpbf16-avx512-x8", 8, lanes_32, has_avx512bf16, asm_bf16_zmm_x8},
     {"bf16", "dpbf16-avx512-x16", 16, lanes_32, has_avx512bf16, asm_bf16_zmm_x16},
     {"bf16", "dpbf16-avx512-x24", 24, lanes_32, has_avx512bf16, asm_bf16_zmm_x24},
-    {"bf16", "cc-dpbf16-avx512-x12", CC_CHAINS, lanes_32, has_avx512bf16, cc_bf16_avx512},
+    {"bf16", "cc-dpbf16-avx512-x12", CC_CHAINS, lanes_32, has_avx512bf16, cc_bf16_avx512_x12},
     {"fp16", "fma-avx512fp16-x12", 12, lanes_32, has_avx512fp16, asm_f16_zmm_x12},
     {"fp16", "fma-avx512fp16-x8", 8, lanes_32, has_avx512fp16, asm_f16_zmm_x8},
     {"fp16", "fma-avx512fp16-x16", 16, lanes_32, has_avx512fp16, asm_f16_zmm_x16},
     {"fp16", "fma-avx512fp16-x24", 24, lanes_32, has_avx512fp16, asm_f16_zmm_x24},
-    {"fp16", "cc-avx512fp16-x12", CC_CHAINS, lanes_32, has_avx512fp16, cc_f16_avx512},
+    {"fp16", "cc-avx512fp16-x12", CC_CHAINS, lanes_32, has_avx512fp16, cc_f16_avx512_x12},
 };
 const int kb_fma_nkernels = (int)(sizeof kb_fma_kernels / sizeof kb_fma_kernels[0]);
