@@ -137,7 +137,9 @@ const kb_ceiling *kb_device_best(const kb_device *d, kb_ceiling_kind kind,
  * of its precision is wrong.  Records the GEMM in the FMA ceiling's
  * exceeded_by and exceeded_value and writes one line per breach to msg
  * ("fp32: FMA ceiling fma-avx512-x12 274.0 GFLOP/s is below openblas-gemm's
- * 281.0 (by 2.5 %): ..."; "" when it holds).  Placement is unaffected:
+ * 281.0 (by 2.6 %): the FMA ceiling is wrong, too low by at least that, or
+ * the library uses a unit the FMA kernels do not (a matrix unit such as
+ * AMX); the fp32 roof is openblas-gemm's"; "" when it holds).  Placement is unaffected:
  * the roof of a precision is its highest ceiling (kb_device_best), so a
  * case is judged against the vendor GEMM there.  Returns the number of
  * precisions where it does not hold; cannot fail. */

@@ -86,7 +86,9 @@ int kb_device_check_fma(kb_device *d, char *msg, size_t len)
             at += (size_t)snprintf(msg + at, len - at,
                                    "%s: FMA ceiling %s %.1f GFLOP/s is below %s's %.1f (by "
                                    "%.1f %%): the FMA ceiling is wrong, too low by at least "
-                                   "that; the %s roof is %s's\n", fma->level, fma->kernel,
+                                   "that, or the library uses a unit the FMA kernels do "
+                                   "not (a matrix unit such as AMX); the %s roof is "
+                                   "%s's\n", fma->level, fma->kernel,
                                    fma->value, gemm->kernel, gemm->value,
                                    100 * (gemm->value / fma->value - 1), fma->level,
                                    gemm->kernel);

@@ -258,6 +258,27 @@ static void print_ceilings(FILE *f, const kb_device *d)
             fprintf(f, "no theoretical %s (%s): %s\n", e->level, e->kernel, e->note);
         }
     }
+    for (int i = 0; i < d->nceilings; i++) {
+        const kb_ceiling *e = &d->ceilings[i];
+        if (e->exceeded_by[0])
+            fprintf(f, "%s roof: %s %.1f GFLOP/s, %.1f %% above the FMA ceiling %s: that "
+                    "ceiling is too low, or the library uses a unit it does not\n", e->level,
+                    e->exceeded_by, e->exceeded_value, 100 * (e->exceeded_value / e->value - 1),
+                    e->kernel);
+    }
+}
+
+/* Each precision's FMA variants, the winner (the ceiling) marked. */
+static void print_variants(FILE *f, const kb_device *d)
+{
+    for (int i = 0; i < d->nvariants; i++) {
+        const kb_fma_variant *v = &d->variants[i];
+        bool first = i == 0 || strcmp(v->precision, d->variants[i - 1].precision) != 0;
+        bool last = i + 1 == d->nvariants || strcmp(v->precision, d->variants[i + 1].precision) != 0;
+        if (first)
+            fprintf(f, "%s FMA variants, GFLOP/s (* the ceiling):", v->precision);
+        fprintf(f, " %s %.1f%s%s", v->kernel, v->gflops, v->won ? "*" : "", last ? "\n" : ",");
+    }
 }
 
 /* A GPU's identity, its ceilings, how they were counted. */
@@ -287,6 +308,7 @@ static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
         fprintf(f, "%s", l < 2 ? (l ? ", L3 " : ", L2 ") : "\n\n");
     }
     print_ceilings(f, d);
+    print_variants(f, d);
     fprintf(f, "\nBytes counted as STREAM does (copy/scale 2, add/triad 3, read 1 word; "
             "write-allocate traffic not counted); sweep-update 2 words.\n");
 }
