@@ -403,7 +403,11 @@ const kb_verb kb_verb_peaks = {
     .synopsis = "[--json FILE] [--threads N] [--quick] [--no-gpu | --gpu-only]",
     .description =
         "Measure this machine's ceilings: FMA peak per precision (fp64, fp32,\n"
-        "bf16/fp16 where the ISA has them), the L1/L2/L3/DRAM bandwidth plateaus\n"
+        "bf16/fp16 where the ISA has them), the best of several kernel variants\n"
+        "(vector width, accumulator chains, assembly or compiled; each one's\n"
+        "figure kept), each CPU vendor library's best large GEMM per precision\n"
+        "(it must not beat the FMA peak: where it does, peaks says by how much,\n"
+        "and the roof is the GEMM's), the L1/L2/L3/DRAM bandwidth plateaus\n"
         "of a working-set sweep and STREAM-rule DRAM bandwidth (copy, scale, add,\n"
         "triad, read).  The theoretical FMA peak is cores x FMA pipes x lanes x 2\n"
         "x the clock measured during the FMA run, with pipes and datapath width\n"
