@@ -37,7 +37,7 @@ cc=${CC:-gcc}
     -o "$tmp/fma_register_only" || exit 3
 # the independent figure is only worth comparing if its loop is register-only
 if objdump -d --no-show-raw-insn "$tmp/fma_register_only" |
-    awk '/<run_p[sd]>:/,/ret/' | grep -q 'vfmadd.*(%'; then
+    awk '/<run_p[sd][.>]/,/ret/' | grep -q 'vfmadd.*(%'; then
     echo "fma-compare.sh: the independent program's FMA loop reads memory" >&2
     exit 3
 fi

@@ -1,7 +1,10 @@
 /* fma_kernels.h - the interface between the FMA-ceiling driver
  * (fma_peak.c: calibrate, measure, choose) and one architecture's FMA
  * kernels (fma_kernels_<arch>.c, the one file CMake builds for the target;
- * only that file includes the ISA's headers). */
+ * only that file includes the ISA's headers).  The table lists each
+ * precision's kernels together; the driver measures every one the CPU
+ * supports and keeps the best of each precision (a tie goes to the
+ * earlier).  run() needs iters >= 1. */
 #ifndef KB_FMA_KERNELS_H
 #define KB_FMA_KERNELS_H
 
