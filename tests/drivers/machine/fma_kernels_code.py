@@ -5,7 +5,8 @@ loop of every assembly kernel (asm_*_xN) is exactly N FMA (or vdpbf16ps)
 instructions on registers, a decrement and the branch back, with no
 memory operand: the ceiling cannot depend on register allocation.  The
 compiler-generated kernels (cc_*_xN) must keep all N chains (a multiple
-of N FMAs in the loop: a compiler that can prove chains equal keeps one);
+of N FMAs in the loop, or of N adds where the ISA has no FMA: a compiler
+that can prove chains equal keeps one);
 a memory operand in their loop is only reported: that is what the
 assembly variants exist to beat.  Exits 0, or 1
 naming each kernel that breaks it; 2 when LIBRARY has no such kernel."""
@@ -14,6 +15,9 @@ import subprocess
 import sys
 
 FMA = re.compile(r"^(vfmadd\d+p[sdh]|vdpbf16ps)\b")
+# a compiled 128-bit loop built without FMA (-march=x86-64) multiplies
+# and adds: one add per chain
+ADD = re.compile(r"^v?addp[sdh]\b")
 BRANCH = re.compile(r"^j(ne|nz)\s+([0-9a-f]+)\b")
 
 
@@ -59,7 +63,8 @@ def main():
         from_memory = [t for t in fmas if "(" in t]
         chains = int(re.search(r"_x(\d+)$", name).group(1))
         if name.startswith("cc_"):
-            ok = len(fmas) > 0 and len(fmas) % chains == 0
+            steps = len(fmas) or sum(1 for body in loops(insns) for t in body if ADD.match(t))
+            ok = steps > 0 and steps % chains == 0
             print("%s: %s (%d FMA in its loop, %d with a memory operand%s)" % (
                 name, "ok" if ok else "WRONG: chains dropped", len(fmas), len(from_memory),
                 ": " + from_memory[0] if from_memory else ""))
