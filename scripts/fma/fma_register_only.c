@@ -6,7 +6,7 @@
  * object code for a memory operand in the loop).  Prints, per precision,
  * "fp32 GFLOPS" and "fp64 GFLOPS" lines: the best of TRIALS timings of
  * all threads together.
- * Usage: fma_register_only [ITERS [TRIALS]]  (default 5000000 and 100:
+ * Usage: fma_register_only [ITERS [TRIALS]]  (default 2000000 and 500:
  * many short trials, as kbench times them, so that on a shared machine
  * some run unpreempted) */
 #include <immintrin.h>
@@ -100,8 +100,8 @@ static double best_gflops(int dp, long iters, int trials)
 
 int main(int argc, char **argv)
 {
-    long iters = argc > 1 ? atol(argv[1]) : 5000000;
-    int trials = argc > 2 ? atoi(argv[2]) : 100;
+    long iters = argc > 1 ? atol(argv[1]) : 2000000;
+    int trials = argc > 2 ? atoi(argv[2]) : 500;
     if (iters < 1 || trials < 1) {
         fprintf(stderr, "usage: %s [ITERS >= 1 [TRIALS >= 1]]\n", argv[0]);
         return 2;
