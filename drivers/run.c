@@ -400,8 +400,8 @@ static void set_mistrusted(const kb_placement *pl, kb_case_record *r)
         snprintf(roof, sizeof roof, "%s bandwidth %.4g GB/s, AI %.3g",
                  pl->memory->level, pl->bw_gbps, pl->ai);
     else
-        snprintf(roof, sizeof roof, "%s peak %.4g GFLOP/s",
-                 pl->compute->level, pl->peak_gflops);
+        snprintf(roof, sizeof roof, "%s peak %.4g GFLOP/s of %s",
+                 pl->compute->level, pl->peak_gflops, pl->compute->kernel);
     r->status = KB_MISTRUSTED;
     snprintf(r->reason, sizeof r->reason,
              "measured %.1f%% of its roof (%s): a counting or timing error, "

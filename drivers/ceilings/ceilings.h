@@ -22,6 +22,7 @@
 #define KB_MAX_DEVICES 17    /* the CPU and up to 16 GPUs */
 #define KB_MAX_CEILINGS 32
 #define KB_MAX_SWEEP 128
+#define KB_MAX_VARIANTS 48
 
 typedef enum { KB_CEIL_COMPUTE, KB_CEIL_MEMORY } kb_ceiling_kind;
 
@@ -44,7 +45,27 @@ typedef struct {
     int cores_used;
     char note[256];                 /* why theoretical is null, else ""; a
                                        GPU's DRAM: both theoretical figures */
+    bool vendor_gemm;               /* a vendor library's best large GEMM
+                                       (the matrix-unit ceiling), not FMA */
+    /* An FMA ceiling that a vendor GEMM of its precision beat (the
+     * invariant of kb_device_check_fma): that GEMM and its figure; ""
+     * and 0 when none did. */
+    char exceeded_by[48];
+    double exceeded_value;
 } kb_ceiling;
+
+/* One FMA kernel variant a CPU's compute ceiling was chosen from (the
+ * device's "fma_variants"; files without them are read with none).  The
+ * winner of each precision is that precision's FMA ceiling. */
+typedef struct {
+    char precision[16];     /* "fp64", ... */
+    char kernel[48];        /* "fma-avx512-x12", "cc-avx2-x12", ... */
+    int chains, lanes;
+    double gflops;          /* best of its trials */
+    double clock_ghz;       /* during that trial; 0 when unknown */
+    int trials;
+    bool won;
+} kb_fma_variant;
 
 /* One point of the working-set sweep. */
 typedef struct {
@@ -80,6 +101,8 @@ typedef struct {
     kb_ceiling ceilings[KB_MAX_CEILINGS];
     int nsweep;
     kb_sweep_point sweep[KB_MAX_SWEEP];
+    int nvariants;          /* a CPU's FMA variants, 0 when not recorded */
+    kb_fma_variant variants[KB_MAX_VARIANTS];
 } kb_device;
 
 typedef struct {
@@ -108,6 +131,19 @@ const kb_device *kb_ceilings_device(const kb_ceilings *c, const char *kind);
  * case-insensitively ("dram" finds "DRAM"). */
 const kb_ceiling *kb_device_best(const kb_device *d, kb_ceiling_kind kind,
                                  const char *level);
+
+/* The invariant that no vendor kernel beats the compute ceiling: for each
+ * precision, an FMA ceiling (not vendor_gemm) below the best vendor GEMM
+ * of its precision is wrong.  Records the GEMM in the FMA ceiling's
+ * exceeded_by and exceeded_value and writes one line per breach to msg
+ * ("fp32: FMA ceiling fma-avx512-x12 274.0 GFLOP/s is below openblas-gemm's
+ * 281.0 (by 2.6 %): the FMA ceiling is wrong, too low by at least that, or
+ * the library uses a unit the FMA kernels do not (a matrix unit such as
+ * AMX); the fp32 roof is openblas-gemm's"; "" when it holds).  Placement is unaffected:
+ * the roof of a precision is its highest ceiling (kb_device_best), so a
+ * case is judged against the vendor GEMM there.  Returns the number of
+ * precisions where it does not hold; cannot fail. */
+int kb_device_check_fma(kb_device *d, char *msg, size_t len);
 
 /* Write c to path as indented JSON.  Returns 0, or -1 with err naming the
  * path and the reason (cannot open or write, out of memory). */

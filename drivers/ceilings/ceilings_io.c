@@ -58,6 +58,44 @@ const kb_ceiling *kb_device_best(const kb_device *d, kb_ceiling_kind kind,
     return best;
 }
 
+int kb_device_check_fma(kb_device *d, char *msg, size_t len)
+{
+    int broken = 0;
+    size_t at = 0;
+    if (len)
+        msg[0] = '\0';
+    for (int i = 0; i < d->nceilings; i++) {
+        kb_ceiling *fma = &d->ceilings[i];
+        if (fma->kind != KB_CEIL_COMPUTE || fma->vendor_gemm)
+            continue;
+        const kb_ceiling *gemm = NULL;
+        for (int j = 0; j < d->nceilings; j++) {
+            const kb_ceiling *c = &d->ceilings[j];
+            if (c->kind == KB_CEIL_COMPUTE && c->vendor_gemm &&
+                strcmp(c->level, fma->level) == 0 && (!gemm || c->value > gemm->value))
+                gemm = c;
+        }
+        fma->exceeded_by[0] = '\0';
+        fma->exceeded_value = 0;
+        if (!gemm || gemm->value <= fma->value)
+            continue;
+        broken++;
+        snprintf(fma->exceeded_by, sizeof fma->exceeded_by, "%s", gemm->kernel);
+        fma->exceeded_value = gemm->value;
+        if (at < len)
+            at += (size_t)snprintf(msg + at, len - at,
+                                   "%s: FMA ceiling %s %.1f GFLOP/s is below %s's %.1f (by "
+                                   "%.1f %%): the FMA ceiling is wrong, too low by at least "
+                                   "that, or the library uses a unit the FMA kernels do "
+                                   "not (a matrix unit such as AMX); the %s roof is "
+                                   "%s's\n", fma->level, fma->kernel,
+                                   fma->value, gemm->kernel, gemm->value,
+                                   100 * (gemm->value / fma->value - 1), fma->level,
+                                   gemm->kernel);
+    }
+    return broken;
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 /* The cJSON Add helpers return NULL on allocation failure; the caller
@@ -99,6 +137,36 @@ static void add_ceiling(cJSON *arr, const kb_ceiling *c)
     add_positive(o, "cores_used", c->cores_used);
     if (c->note[0])
         cJSON_AddStringToObject(o, "note", c->note);
+    if (c->vendor_gemm)
+        cJSON_AddBoolToObject(o, "vendor_gemm", true);
+    if (c->exceeded_by[0]) {
+        cJSON *e = cJSON_AddObjectToObject(o, "exceeded_by");
+        if (e) {
+            cJSON_AddStringToObject(e, "kernel", c->exceeded_by);
+            cJSON_AddNumberToObject(e, "value", c->exceeded_value);
+        }
+    }
+}
+
+static void add_variants(cJSON *o, const kb_device *d)
+{
+    cJSON *arr = d->nvariants ? cJSON_AddArrayToObject(o, "fma_variants") : NULL;
+    for (int i = 0; arr && i < d->nvariants; i++) {
+        const kb_fma_variant *v = &d->variants[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(arr, e)) {
+            cJSON_Delete(e);
+            return;
+        }
+        cJSON_AddStringToObject(e, "precision", v->precision);
+        cJSON_AddStringToObject(e, "kernel", v->kernel);
+        cJSON_AddNumberToObject(e, "chains", v->chains);
+        cJSON_AddNumberToObject(e, "lanes", v->lanes);
+        cJSON_AddNumberToObject(e, "gflops", v->gflops);
+        add_positive(e, "clock_ghz", v->clock_ghz);
+        cJSON_AddNumberToObject(e, "trials", v->trials);
+        cJSON_AddBoolToObject(e, "won", v->won);
+    }
 }
 
 /* A GPU's identity, beside kind and model (results/CEILINGS.md). */
@@ -145,6 +213,7 @@ static void add_device(cJSON *arr, const kb_device *d)
     cJSON *ceil = cJSON_AddArrayToObject(o, "ceilings");
     for (int i = 0; ceil && i < d->nceilings; i++)
         add_ceiling(ceil, &d->ceilings[i]);
+    add_variants(o, d);
     cJSON *sweep = cJSON_AddArrayToObject(o, "sweep");
     for (int i = 0; sweep && i < d->nsweep; i++) {
         cJSON *p = cJSON_CreateObject();
@@ -282,6 +351,60 @@ static int parse_ceiling(const cJSON *o, kb_ceiling *c, const char *what,
         return -1;
     }
     c->stream_rule = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "stream_rule"));
+    c->vendor_gemm = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "vendor_gemm"));
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "exceeded_by");
+    if (e && (!cJSON_IsObject(e) ||
+              get_str(e, "kernel", true, c->exceeded_by, sizeof c->exceeded_by, what, err,
+                      errlen) ||
+              get_num(e, "value", true, &c->exceeded_value, what, err, errlen))) {
+        if (!cJSON_IsObject(e))
+            snprintf(err, errlen, "%s: \"exceeded_by\" is not an object", what);
+        return -1;
+    }
+    return 0;
+}
+
+/* The optional fma_variants array of a CPU device (absent in files
+ * written before it: none).  Returns 0, or -1 with err naming the entry
+ * and the field. */
+static int parse_variants(const cJSON *o, kb_device *d, const char *dwhat, char *err,
+                          size_t errlen)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "fma_variants"), *e;
+    if (!arr)
+        return 0;
+    if (!cJSON_IsArray(arr)) {
+        snprintf(err, errlen, "%s: \"fma_variants\" is not an array", dwhat);
+        return -1;
+    }
+    cJSON_ArrayForEach(e, arr) {
+        char what[96];
+        double chains, lanes, trials;
+        snprintf(what, sizeof what, "%s.fma_variants[%d]", dwhat, d->nvariants);
+        if (d->nvariants >= KB_MAX_VARIANTS) {
+            snprintf(err, errlen, "%s: more than %d FMA variants", dwhat, KB_MAX_VARIANTS);
+            return -1;
+        }
+        kb_fma_variant *v = &d->variants[d->nvariants];
+        if (!cJSON_IsObject(e)) {
+            snprintf(err, errlen, "%s: expected an object", what);
+            return -1;
+        }
+        if (get_str(e, "precision", true, v->precision, sizeof v->precision, what, err,
+                    errlen) ||
+            get_str(e, "kernel", true, v->kernel, sizeof v->kernel, what, err, errlen) ||
+            get_num(e, "chains", true, &chains, what, err, errlen) ||
+            get_num(e, "lanes", true, &lanes, what, err, errlen) ||
+            get_num(e, "gflops", true, &v->gflops, what, err, errlen) ||
+            get_num(e, "clock_ghz", false, &v->clock_ghz, what, err, errlen) ||
+            get_num(e, "trials", false, &trials, what, err, errlen))
+            return -1;
+        v->chains = (int)fmin(chains, 1 << 20);
+        v->lanes = (int)fmin(lanes, 1 << 20);
+        v->trials = (int)fmin(trials, 1 << 20);
+        v->won = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "won"));
+        d->nvariants++;
+    }
     return 0;
 }
 
@@ -363,7 +486,8 @@ static int parse_device(const cJSON *o, kb_device *d, int index, char *err,
         get_str(o, "clock_source", false, d->clock_source, sizeof d->clock_source,
                 what, err, errlen) ||
         parse_extras(o, d, what, err, errlen) ||
-        parse_gpu_identity(o, d, what, err, errlen))
+        parse_gpu_identity(o, d, what, err, errlen) ||
+        parse_variants(o, d, what, err, errlen))
         return -1;
     d->cores = (int)fmin(cores, 1 << 20);
     d->threads = (int)fmin(threads, 1 << 20);

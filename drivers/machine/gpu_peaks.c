@@ -4,18 +4,14 @@
  * GEMM's best large shape per precision through the backend interface
  * (the matrix-unit, "vendor-achievable" ceiling), and the theoretical
  * figures from the device's attributes and gpu_arch.conf. */
-#include "drivers/common/clock.h"
 #include "drivers/machine/machine.h"
 
 #include "backends/backend.h"
 #include "backends/gpu/gpu_registry.h"
 #include "kernels/data_dir.h"
-#include "kernels/tensors.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 /* BabelStream's default of 100 passes; each is a few ms on HBM. */
 #define STREAM_PASSES 100
@@ -180,64 +176,6 @@ static int add_fma(kb_device *d, const kb_gpu_runtime *r, const arch_row *row)
     return 0;
 }
 
-/* GFLOP/s of one GEMM shape on backend b: prepare (untimed), one warm-up
- * run, then the best of `reps`.  Returns 1 with *gflops, 0 when b does
- * not support it or it does not fit (why), -1 on a failure (why). */
-static int gemm_shape(const kb_backend *b, kb_dtype dt, int size, int reps,
-                      double *gflops, char *why, size_t len)
-{
-    kb_settings set;
-    kb_settings_default(&set);
-    set.dt = (kb_dts)KB_DTS_INIT(dt);
-    set.fpmath = KB_FPMATH_STRICT;
-    char desc[64];
-    kb_problem p;
-    snprintf(desc, sizeof desc, "m%dn%dk%d", size, size, size);
-    if (kb_problem_parse(desc, &set, &p, why, len) != 0)
-        return -1;
-    if (!b->supports(&p, why, len))
-        return 0;
-    uint64_t free_bytes = 0;
-    size_t need = b->device_bytes ? b->device_bytes(&p) : kb_problem_tensor_bytes(&p);
-    if (b->device_free && b->device_free(&free_bytes, why, len) == 0 && need > free_bytes) {
-        snprintf(why, len, "%s needs %.2f GiB of device memory, %.2f GiB free", desc,
-                 need / 1073741824.0, free_bytes / 1073741824.0);
-        return 0;
-    }
-    kb_tensors t;
-    if (kb_tensors_alloc(&p, &t) != 0) {
-        snprintf(why, len, "%s: out of host memory for its %.2f GiB of tensors", desc,
-                 kb_problem_tensor_bytes(&p) / 1073741824.0);
-        return -1;
-    }
-    kb_fill_inputs(&p, &t, KB_FILL_RANDOM, 1);
-    void *plan = NULL;
-    int rc = -1;
-    if (b->prepare(&p, &t, &plan, why, len) != 0)
-        goto out;
-    double best = 0;
-    for (int r = 0; r <= reps; r++) {
-        double elapsed = -1, t0 = kb_now();
-        if (b->run(plan, &elapsed, why, len) != 0)
-            goto out;
-        if (elapsed < 0)   /* run() is synchronous: the host clock is fine */
-            elapsed = kb_now() - t0;
-        if (r > 0 && elapsed > 0 && (best == 0 || elapsed < best))
-            best = elapsed;   /* run 0 warms up */
-    }
-    if (!(best > 0)) {
-        snprintf(why, len, "%s: every run timed at 0 s", desc);
-        goto out;
-    }
-    *gflops = kb_problem_flops(&p) / best * 1e-9;
-    rc = 1;
-out:
-    if (plan)
-        b->release(plan);
-    kb_tensors_free(&t);
-    return rc;
-}
-
 /* The vendor GEMM of runtime r, from the registry: the first backend of
  * kind "vendor" on r's device that, configured for the device, supports
  * an f32 GEMM (one that cannot be configured is returned as it is, for
@@ -293,7 +231,7 @@ static int add_vendor_gemm(kb_device *d, const kb_gpu_runtime *r, const arch_row
         int best_size = 0;
         for (int s = 0; s < nshapes; s++) {
             double g = 0;
-            int got = gemm_shape(b, gemm_precisions[i].dt, shapes[s],
+            int got = kb_vendor_gemm_gflops(b, gemm_precisions[i].dt, shapes[s],
                                  quick ? GEMM_REPS_QUICK : GEMM_REPS, &g, why, sizeof why);
             if (got < 0) {
                 fprintf(stderr, "kbench peaks: %s device %d: %s %s: %s\n", r->name,

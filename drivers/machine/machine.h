@@ -7,6 +7,7 @@
 
 #include "drivers/ceilings/ceilings.h"
 #include "drivers/machine/cpu_id.h"
+#include "kernels/problem.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,7 +74,8 @@ double kb_add_chain_ghz(int tries);
 
 typedef struct {
     const char *precision;      /* "fp64", "fp32", "bf16", "fp16" */
-    const char *kernel;         /* "fma-avx512", ... */
+    const char *kernel;         /* the variant, "fma-avx512-x12", ... */
+    int chains;                 /* independent accumulators per thread */
     int lanes;                  /* elements per vector */
     double flops_per_op;        /* per lane per instruction: 2 (FMA) */
     double gflops;              /* measured, all threads, best trial */
@@ -81,17 +83,25 @@ typedef struct {
                                    0 when no clock source worked */
     const char *clock_source;   /* "perf_event cycles", "dependent-add chain"
                                    or "none" */
+    int trials;                 /* timings the figure is the best of */
+    bool won;                   /* the best variant of its precision: the
+                                   compute ceiling */
 } kb_fma_result;
 
-/* Measure the widest FMA kernel the CPU supports for each precision it
- * has, on `threads` pinned threads, each trial running about trial_s
- * seconds, best of `trials` (at most KB_FMA_MAX_TRIALS).  The clock of
- * each trial is measured with it: cycles counted by perf_event during the
- * trial on every thread, or, where no thread can open a counter, the
- * dependent-add chain timed on every thread just before and just after
- * the trial (the mean of the two).  Writes up to max results; returns how
- * many.  Cannot fail: a precision the CPU lacks is left out. */
+/* Measure every FMA kernel variant (fma_kernels.h) the CPU supports, on
+ * `threads` pinned threads, each trial running about trial_s seconds, and
+ * keep per precision the best, as ERT does: each variant gets a quarter
+ * of `trials` (at least 2), then the fastest of each precision gets
+ * `trials` more (at most KB_FMA_MAX_TRIALS), and its figure is the best
+ * of all its timings.  The clock of each trial is measured with it:
+ * cycles counted by perf_event during the trial on every thread, or,
+ * where no thread can open a counter, the dependent-add chain timed on
+ * every thread just before and just after the trial (the mean of the
+ * two).  Writes up to max results, one per variant, precisions in the
+ * table's order, the winner of each flagged `won`; returns how many.
+ * Cannot fail: a precision the CPU lacks is left out. */
 #define KB_FMA_MAX_TRIALS 64
+#define KB_FMA_MAX_VARIANTS 48
 int kb_fma_peaks(int threads, double trial_s, int trials, kb_fma_result *out,
                  int max);
 
@@ -175,6 +185,28 @@ int kb_gpu_arch_lookup(const char *path, const char *arch, const char *device,
  * count or clock). */
 double kb_gpu_arch_peak(const kb_gpu_arch *a, bool matrix, const char *precision,
                         int sms, double clock_ghz, char *why, size_t len);
+
+/* ---- vendor_gemm.c ---------------------------------------------------- */
+
+/* GFLOP/s of the square GEMM m=n=k=size of type dt (--fpmath strict) on
+ * backend b: prepare (untimed), one warm-up run, then the best of `reps`.
+ * Returns 1 with *gflops, 0 when b does not support it or it does not fit
+ * in device memory (why), -1 on a failure (why). */
+struct kb_backend;
+int kb_vendor_gemm_gflops(const struct kb_backend *b, kb_dtype dt, int size, int reps,
+                          double *gflops, char *why, size_t len);
+
+/* ---- cpu_gemm_peaks.c ------------------------------------------------- */
+
+/* The CPU's vendor-GEMM ("matrix-unit") ceilings: for every vendor
+ * backend on the CPU (OpenBLAS, oneDNN, as built) and every precision it
+ * supports, its best large square GEMM, added to d as a compute ceiling
+ * "<backend>-gemm" with vendor_gemm set.  The size is chosen from d's FMA
+ * ceiling of the precision (fp32's where it has none) so that one GEMM
+ * takes about a quarter of a second; --quick: 512.  Prints one line per
+ * figure or skip to out.  Returns 0, or -1 after a message when a
+ * library failed (the others are still measured). */
+int kb_cpu_vendor_gemm(kb_device *d, bool quick, FILE *out);
 
 /* ---- gpu_peaks.c ------------------------------------------------------ */
 

@@ -80,16 +80,31 @@ static void fill_device(kb_device *d, const kb_topology *t, const peaks_opts *o)
     }
 }
 
-/* Compute ceilings, with theoretical = cores x (FLOP per cycle per core
- * of microarch.conf) x the clock measured during that precision's run
+/* Every FMA variant into d's fma_variants, and each precision's winner
+ * as its compute ceiling, with theoretical = cores x (FLOP per cycle per
+ * core of microarch.conf) x the clock measured during the winner's run
  * (SMT threads share a core's FMA units, so cores, not threads). */
 static int add_compute(kb_device *d, const peaks_opts *o)
 {
-    kb_fma_result r[8];
-    int n = kb_fma_peaks(o->threads, o->effort.fma_trial_s, o->effort.fma_trials, r, 8);
+    kb_fma_result r[KB_FMA_MAX_VARIANTS];
+    int n = kb_fma_peaks(o->threads, o->effort.fma_trial_s, o->effort.fma_trials, r,
+                         KB_FMA_MAX_VARIANTS);
     int cores = o->threads < d->cores ? o->threads : d->cores;
     snprintf(d->clock_source, sizeof d->clock_source, "%s", n ? r[0].clock_source : "none");
+    for (int i = 0; i < n && d->nvariants < KB_MAX_VARIANTS; i++) {
+        kb_fma_variant *v = &d->variants[d->nvariants++];
+        snprintf(v->precision, sizeof v->precision, "%s", r[i].precision);
+        snprintf(v->kernel, sizeof v->kernel, "%s", r[i].kernel);
+        v->chains = r[i].chains;
+        v->lanes = r[i].lanes;
+        v->gflops = r[i].gflops;
+        v->clock_ghz = r[i].clock_ghz;
+        v->trials = r[i].trials;
+        v->won = r[i].won;
+    }
     for (int i = 0; i < n; i++) {
+        if (!r[i].won)
+            continue;
         kb_ceiling *c = kb_device_add_ceiling(d, KB_CEIL_COMPUTE, r[i].kernel,
                                               r[i].precision, r[i].gflops, 0);
         if (!c)
@@ -109,6 +124,20 @@ static int add_compute(kb_device *d, const peaks_opts *o)
         }
     }
     return 0;
+}
+
+/* The vendor GEMMs' ceilings, then the invariant that none beats the FMA
+ * ceiling of its precision: where one does, the FMA ceiling is wrong, and
+ * peaks says so and by how much (the roof is then the GEMM's, so that
+ * later cases are judged against a figure something reached).  Returns 0,
+ * or -1 when a library failed. */
+static int add_vendor_gemm(kb_device *d, const peaks_opts *o)
+{
+    int rc = kb_cpu_vendor_gemm(d, o->effort.quick, stdout);
+    char msg[1024];
+    if (kb_device_check_fma(d, msg, sizeof msg))
+        fprintf(stderr, "kbench peaks: a vendor GEMM beat the FMA ceiling:\n%s", msg);
+    return rc;
 }
 
 /* STREAM-rule DRAM ceilings.  Returns 0, or -1 after a message. */
@@ -229,6 +258,27 @@ static void print_ceilings(FILE *f, const kb_device *d)
             fprintf(f, "no theoretical %s (%s): %s\n", e->level, e->kernel, e->note);
         }
     }
+    for (int i = 0; i < d->nceilings; i++) {
+        const kb_ceiling *e = &d->ceilings[i];
+        if (e->exceeded_by[0])
+            fprintf(f, "%s roof: %s %.1f GFLOP/s, %.1f %% above the FMA ceiling %s: that "
+                    "ceiling is too low, or the library uses a unit it does not\n", e->level,
+                    e->exceeded_by, e->exceeded_value, 100 * (e->exceeded_value / e->value - 1),
+                    e->kernel);
+    }
+}
+
+/* Each precision's FMA variants, the winner (the ceiling) marked. */
+static void print_variants(FILE *f, const kb_device *d)
+{
+    for (int i = 0; i < d->nvariants; i++) {
+        const kb_fma_variant *v = &d->variants[i];
+        bool first = i == 0 || strcmp(v->precision, d->variants[i - 1].precision) != 0;
+        bool last = i + 1 == d->nvariants || strcmp(v->precision, d->variants[i + 1].precision) != 0;
+        if (first)
+            fprintf(f, "%s FMA variants, GFLOP/s (* the ceiling):", v->precision);
+        fprintf(f, " %s %.1f%s%s", v->kernel, v->gflops, v->won ? "*" : "", last ? "\n" : ",");
+    }
 }
 
 /* A GPU's identity, its ceilings, how they were counted. */
@@ -258,6 +308,7 @@ static void print_table(FILE *f, const kb_ceilings *c, const kb_device *d)
         fprintf(f, "%s", l < 2 ? (l ? ", L3 " : ", L2 ") : "\n\n");
     }
     print_ceilings(f, d);
+    print_variants(f, d);
     fprintf(f, "\nBytes counted as STREAM does (copy/scale 2, add/triad 3, read 1 word; "
             "write-allocate traffic not counted); sweep-update 2 words.\n");
 }
@@ -302,7 +353,8 @@ static int peaks_main(void *opts, int argc, char **argv)
     if (o.cpu) {
         kb_device *d = &c->devices[c->ndevices++];
         fill_device(d, &topo, &o);
-        if (add_compute(d, &o) || add_stream(d, &o) || add_sweep(d, &o))
+        if (add_compute(d, &o) || add_vendor_gemm(d, &o) || add_stream(d, &o) ||
+            add_sweep(d, &o))
             rc = KB_EXIT_RUNTIME;
         print_table(stdout, c, d);
     } else {
@@ -351,7 +403,11 @@ const kb_verb kb_verb_peaks = {
     .synopsis = "[--json FILE] [--threads N] [--quick] [--no-gpu | --gpu-only]",
     .description =
         "Measure this machine's ceilings: FMA peak per precision (fp64, fp32,\n"
-        "bf16/fp16 where the ISA has them), the L1/L2/L3/DRAM bandwidth plateaus\n"
+        "bf16/fp16 where the ISA has them), the best of several kernel variants\n"
+        "(vector width, accumulator chains, assembly or compiled; each one's\n"
+        "figure kept), each CPU vendor library's best large GEMM per precision\n"
+        "(it must not beat the FMA peak: where it does, peaks says by how much,\n"
+        "and the roof is the GEMM's), the L1/L2/L3/DRAM bandwidth plateaus\n"
         "of a working-set sweep and STREAM-rule DRAM bandwidth (copy, scale, add,\n"
         "triad, read).  The theoretical FMA peak is cores x FMA pipes x lanes x 2\n"
         "x the clock measured during the FMA run, with pipes and datapath width\n"

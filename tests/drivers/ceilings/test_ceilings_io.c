@@ -1,8 +1,9 @@
 /* test_ceilings_io.c - the ceilings file round-trips (with the clock and
- * FLOP/cycle of each compute ceiling, the CPU identity and a GPU entry's
- * identity), schema 1 files
- * still load, and bad or missing files give an error naming the file and
- * the problem. */
+ * FLOP/cycle of each compute ceiling, the CPU identity, a GPU entry's
+ * identity, the FMA variants and the vendor-GEMM ceilings), schema 1
+ * files and files without variants still load, bad or missing files give
+ * an error naming the file and the problem, and the invariant check says
+ * when a vendor GEMM beats the FMA ceiling and by how much. */
 #include "drivers/ceilings/ceilings.h"
 #include "tests/check.h"
 
@@ -201,9 +202,82 @@ static void test_bad_files(void)
     CHECK(strstr(err, "kind") != NULL);
 }
 
+/* A CPU with FMA variants and an OpenBLAS GEMM ceiling above its fp32 FMA
+ * ceiling: the variants, the winner, vendor_gemm and exceeded_by load
+ * back. */
+static void test_variants_round_trip(void)
+{
+    char err[512], msg[512];
+    kb_device *d = &a->devices[0];
+    kb_device saved = *d;
+    d->nvariants = 2;
+    d->variants[0] = (kb_fma_variant){"fp32", "fma-avx512-x12", 12, 16, 274.5, 4.04, 5, true};
+    d->variants[1] = (kb_fma_variant){"fp32", "cc-avx512-x12", 12, 16, 182.25, 0, 5, false};
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx512-x12", "fp32", 274.5, 0);
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "openblas-gemm", "fp32", 281.5, 0)->vendor_gemm =
+        true;
+    CHECK(kb_device_check_fma(d, msg, sizeof msg) == 1);
+    CHECK(kb_ceilings_save(a, path, err, sizeof err) == 0);
+    CHECK(kb_ceilings_load(path, b, err, sizeof err) == 0);
+    const kb_device *e = &b->devices[0];
+    CHECK(e->nvariants == 2);
+    CHECK_STR(e->variants[0].kernel, "fma-avx512-x12");
+    CHECK(e->variants[0].won && !e->variants[1].won);
+    CHECK(e->variants[1].chains == 12 && e->variants[1].lanes == 16);
+    CHECK(e->variants[1].gflops == 182.25 && e->variants[1].clock_ghz == 0);
+    CHECK(e->variants[0].trials == 5 && e->variants[0].clock_ghz == 4.04);
+    const kb_ceiling *roof = kb_device_best(e, KB_CEIL_COMPUTE, "fp32");
+    CHECK(roof && roof->vendor_gemm && strcmp(roof->kernel, "openblas-gemm") == 0);
+    const kb_ceiling *fma = &e->ceilings[e->nceilings - 2];
+    CHECK(!fma->vendor_gemm);
+    CHECK_STR(fma->exceeded_by, "openblas-gemm");
+    CHECK(fma->exceeded_value == 281.5);
+    /* a file without variants (before them) loads with none */
+    *d = saved;
+    CHECK(kb_ceilings_save(a, path, err, sizeof err) == 0);
+    CHECK(kb_ceilings_load(path, b, err, sizeof err) == 0);
+    CHECK(b->devices[0].nvariants == 0 && !b->devices[0].ceilings[0].vendor_gemm);
+    CHECK(load_text(path, "{\"schema\":\"kbench.ceilings/2\",\"devices\":[{\"kind\":\"cpu\","
+                    "\"fma_variants\":[{\"precision\":\"fp32\",\"kernel\":\"k\",\"chains\":8,"
+                    "\"lanes\":\"16\",\"gflops\":1}],\"ceilings\":[]}]}", b, err) == -1);
+    CHECK(strstr(err, "devices[0].fma_variants[0]") && strstr(err, "lanes"));
+}
+
+/* the invariant: held, then broken by a vendor GEMM, with the message */
+static void test_vendor_beats_fma(void)
+{
+    kb_device *d = calloc(1, sizeof *d);
+    char msg[1024];
+    if (!d)
+        return;
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx512-x12", "fp32", 274, 0);
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "fma-avx512-x12", "fp64", 137, 0);
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "onednn-gemm", "fp32", 250, 0)->vendor_gemm = true;
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "openblas-gemm", "fp64", 120, 0)->vendor_gemm =
+        true;
+    CHECK(kb_device_check_fma(d, msg, sizeof msg) == 0);
+    CHECK_STR(msg, "");
+    CHECK(!d->ceilings[0].exceeded_by[0]);
+    /* a second library beats it: the best one is named, with the margin */
+    kb_device_add_ceiling(d, KB_CEIL_COMPUTE, "openblas-gemm", "fp32", 281.5, 0)->vendor_gemm =
+        true;
+    CHECK(kb_device_check_fma(d, msg, sizeof msg) == 1);
+    printf("%s", msg);
+    CHECK(strstr(msg, "fp32: FMA ceiling fma-avx512-x12 274.0 GFLOP/s is below "
+                      "openblas-gemm's 281.5 (by 2.7 %): the FMA ceiling is wrong") != NULL);
+    CHECK(strstr(msg, "the fp32 roof is openblas-gemm's") != NULL);
+    CHECK(strstr(msg, "fp64") == NULL);
+    CHECK_STR(d->ceilings[0].exceeded_by, "openblas-gemm");
+    CHECK(d->ceilings[0].exceeded_value == 281.5 && !d->ceilings[1].exceeded_by[0]);
+    /* the roof placement uses: the vendor GEMM's */
+    const kb_ceiling *roof = kb_device_best(d, KB_CEIL_COMPUTE, "fp32");
+    CHECK(roof && strcmp(roof->kernel, "openblas-gemm") == 0);
+    free(d);
+}
+
 static const check_test tests[] = {
     CHECK_TEST(round_trip), CHECK_TEST(gpu_fields), CHECK_TEST(bad_files),
-    CHECK_END};
+    CHECK_TEST(variants_round_trip), CHECK_TEST(vendor_beats_fma), CHECK_END};
 
 int main(int argc, char **argv)
 {

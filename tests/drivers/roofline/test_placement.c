@@ -1,5 +1,6 @@
 /* test_placement.c - roofline arithmetic: AI, attainable, %, bound and the
  * above-the-roof flag; a GPU case under its own GPU's ceilings (by uuid);
+ * the compute roof is the higher of the FMA and vendor-GEMM ceilings;
  * missing ceilings are errors, never invented. */
 #include "drivers/roofline/placement.h"
 #include "tests/check.h"
@@ -66,6 +67,35 @@ static void test_above_roof(void)
     q.gflops = 50 * (1 + KB_ROOF_MARGIN) * 0.99;
     CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
     CHECK(!p.above_roof);
+}
+
+/* a vendor GEMM above the FMA ceiling is the roof, and the placement
+ * names it: a case between the two is not above its roof; one above the
+ * GEMM is */
+static void test_vendor_gemm_roof(void)
+{
+    kb_ceilings c;
+    kb_placement p;
+    char err[256];
+    machine(&c);
+    kb_device_add_ceiling(&c.devices[0], KB_CEIL_COMPUTE, "openblas-gemm", "fp32", 230, 0)
+        ->vendor_gemm = true;
+    kb_device_add_ceiling(&c.devices[0], KB_CEIL_COMPUTE, "onednn-gemm", "fp64", 90, 0)
+        ->vendor_gemm = true;
+    /* compute bound, 220 GFLOP/s: 110 % of the FMA ceiling, 96 % of the GEMM */
+    kb_roofline_case q = {NULL, "f32", NULL, 1e11, 1e9, 220, NULL};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_STR(p.compute->kernel, "openblas-gemm");
+    CHECK_NEAR(p.peak_gflops, 230, 1e-12);
+    CHECK(!p.above_roof);
+    q.gflops = 230 * (1 + KB_ROOF_MARGIN) * 1.01;
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK(p.above_roof);
+    /* a GEMM below the FMA ceiling leaves the FMA ceiling the roof */
+    q = (kb_roofline_case){NULL, "f64", NULL, 1e11, 1e9, 95, NULL};
+    CHECK(kb_roofline_place(&c, &q, &p, err, sizeof err) == 0);
+    CHECK_STR(p.compute->kernel, "fma-avx512");
+    CHECK_NEAR(p.peak_gflops, 100, 1e-12);
 }
 
 static void test_missing_is_an_error(void)
@@ -173,6 +203,6 @@ static void test_gpus(void)
 
 static const check_test tests[] = {
     CHECK_TEST(bounds), CHECK_TEST(above_roof), CHECK_TEST(missing_is_an_error),
-    CHECK_TEST(auto_level), CHECK_TEST(gpus), CHECK_END};
+    CHECK_TEST(auto_level), CHECK_TEST(gpus), CHECK_TEST(vendor_gemm_roof), CHECK_END};
 
 int main(int argc, char **argv) { return check_main(argc, argv, tests); }
