@@ -16,7 +16,6 @@ int dn_bnorm_bwd_desc(const kb_problem *p, const dnnl_memory_desc_t *data_md,
     const bool dw = p->dir == KB_BWD_DW;
     const unsigned flags = dnnl_use_scale | (dw ? dnnl_use_shift : 0u);
     const char *what = "batch_normalization backward";
-    dnnl_batch_normalization_desc_t bd;
 
     d->scratch = dw ? 1u << KB_ARG_SHIFT : 1u << KB_ARG_DIFF_SCALE;
     int rc = dn_bnorm_fwd_pd(p, data_md, dnnl_forward_training, flags,
@@ -24,9 +23,7 @@ int dn_bnorm_bwd_desc(const kb_problem *p, const dnnl_memory_desc_t *data_md,
                              &d->hint, err, len);
     if (rc)
         return rc;
-    if (dn_check(dnnl_batch_normalization_backward_desc_init(
-                     &bd, dnnl_backward, data_md, data_md, (float)p->bnorm.eps, flags),
-                 "batch_normalization backward desc", err, len))
-        return -1;
-    return dn_pd_create(&d->pd, &bd, NULL, d->hint, p, what, err, len);
+    const dn_op op = {.kind = DN_BNORM_BWD, .prop = dnnl_backward, .src = data_md,
+                      .dst = data_md, .eps = (float)p->bnorm.eps, .flags = flags};
+    return dn_pd_create(&d->pd, &op, NULL, d->hint, p, what, err, len);
 }
