@@ -11,13 +11,15 @@ int dn_bnorm_bwd_desc(const kb_problem *p, const dnnl_memory_desc_t *data_md,
      * unimplemented there), and kbench's diff_src is scaled: BWD_D runs
      * prop backward with use_scale and drops the diff_scale it writes,
      * a per-channel sum the diff_src needs anyway.  BWD_DW adds use_shift
-     * for diff_shift, which makes 2.6 demand a shift argument it does not
-     * read: both extras are the plan's own scratch tensors. */
+     * for diff_shift, which makes 2.x (not 3.x) demand a shift argument
+     * it does not read: both extras are the plan's own scratch tensors. */
     const bool dw = p->dir == KB_BWD_DW;
     const unsigned flags = dnnl_use_scale | (dw ? dnnl_use_shift : 0u);
     const char *what = "batch_normalization backward";
 
-    d->scratch = dw ? 1u << KB_ARG_SHIFT : 1u << KB_ARG_DIFF_SCALE;
+    d->scratch = !dw                       ? 1u << KB_ARG_DIFF_SCALE
+                 : dn_bnorm_bwd_takes_shift ? 1u << KB_ARG_SHIFT
+                                            : 0u;
     int rc = dn_bnorm_fwd_pd(p, data_md, dnnl_forward_training, flags,
                              "batch_normalization forward_training (backward's hint)",
                              &d->hint, err, len);

@@ -28,6 +28,8 @@ static const struct {
 #endif
 };
 
+const bool dn_bnorm_bwd_takes_shift = DNNL_VERSION_MAJOR < 3;
+
 const char *dn_isa_name(void)
 {
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();

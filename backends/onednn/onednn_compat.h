@@ -80,6 +80,11 @@ dnnl_status_t dn_op_pd_create(dnnl_primitive_desc_t *pd, const dn_op *op,
 dnnl_status_t dn_post_ops_scale(dnnl_post_ops_t ops, float alpha);
 dnnl_status_t dn_post_ops_sum(dnnl_post_ops_t ops, float beta);
 
+/* Whether batch normalization backward with dnnl_use_shift demands the
+ * shift as an input, which it does not read: 2.x does, 3.x refuses it
+ * ("bad number of inputs"). */
+extern const bool dn_bnorm_bwd_takes_shift;
+
 /* oneDNN's fpmath mode for f; false where this version has none (tf32
  * before 3.0). */
 bool dn_fpmath_mode(kb_fpmath f, dnnl_fpmath_mode_t *mode);
