@@ -16,7 +16,9 @@ the CMake files under SOURCE-DIR:
   switch of backends/backends.txt (which backends an option builds, read
   by CMake and by the recipe's after-install check) is a variant's;
 - the share/kbench directories the recipe's sanity check expects are the
-  kb_data() directories CMake installs.
+  kb_data() directories CMake installs;
+- the recipe's oneDNN versions are those backends/onednn/CMakeLists.txt
+  builds against (its VERSION_LESS bounds).
 --install BUILD-DIR also installs that build (cmake --install) into a
 temporary prefix, checks every sanity path there and runs the recipe's
 after-install backend check on it, with each variant on whose backends
@@ -143,6 +145,24 @@ def check_variants(module, directives, switches, table):
         expect(f"+{v}" in needs, f"variant {v!r} has no depends_on(when='+{v}')")
 
 
+ONEDNN_RANGE = re.compile(r"dnnl_VERSION\s+VERSION_LESS\s+([\d.]+)\s+OR\s+NOT\s+"
+                          r"dnnl_VERSION\s+VERSION_LESS\s+(\d+)\b")
+
+
+def check_onednn_versions(directives, source):
+    """depends_on('onednn@LOW:TOP') where CMake accepts LOW <= v < TOP+1."""
+    path = os.path.join(source, "backends", "onednn", "CMakeLists.txt")
+    with open(path, encoding="utf-8") as f:
+        m = ONEDNN_RANGE.search(f.read())
+    if not expect(m, f"no oneDNN version bounds in {path}"):
+        return
+    want = f"onednn@{m.group(1)}:{int(m.group(2)) - 1}"
+    given = [a[0] for d, a, kw in directives
+             if d == "depends_on" and a and a[0].split("@")[0] == "onednn"]
+    expect(given == [want], f"the recipe depends on {given}, CMake builds "
+           f"against {want} (backends/onednn/CMakeLists.txt)")
+
+
 def check_cmake_args(module):
     cls = package_class(module)
     targets = module.TARGET_OPTIONS
@@ -230,6 +250,7 @@ def main():
     table = backend_table(os.path.join(args.source, "backends",
                                        "backends.txt"))
     check_variants(module, directives, switches, table)
+    check_onednn_versions(directives, args.source)
     check_cmake_args(module)
     check_data_dirs(module, data_dirs)
     if args.install:
