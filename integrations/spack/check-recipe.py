@@ -149,18 +149,23 @@ ONEDNN_RANGE = re.compile(r"dnnl_VERSION\s+VERSION_LESS\s+([\d.]+)\s+OR\s+NOT\s+
                           r"dnnl_VERSION\s+VERSION_LESS\s+(\d+)\b")
 
 
-def check_onednn_versions(directives, source):
-    """depends_on('onednn@LOW:TOP') where CMake accepts LOW <= v < TOP+1."""
-    path = os.path.join(source, "backends", "onednn", "CMakeLists.txt")
-    with open(path, encoding="utf-8") as f:
-        m = ONEDNN_RANGE.search(f.read())
-    if not expect(m, f"no oneDNN version bounds in {path}"):
+def check_onednn_versions(module, directives, source):
+    """KB_WITH_ONEDNN's variant depends on versions LOW:TOP where CMake
+    skips a dnnl_VERSION below LOW or from TOP+1 on."""
+    bounds = []
+    for path in cmake_files(source):
+        with open(path, encoding="utf-8") as f:
+            bounds += ONEDNN_RANGE.findall(f.read())
+    if not expect(len(bounds) == 1, f"oneDNN version bounds in {source}'s "
+                  f"CMake: {bounds}, expected one pair"):
         return
-    want = f"onednn@{m.group(1)}:{int(m.group(2)) - 1}"
+    want = f"{bounds[0][0]}:{int(bounds[0][1]) - 1}"
+    variant = {o: v for v, o in module.BACKEND_OPTIONS.items()}.get("KB_WITH_ONEDNN")
     given = [a[0] for d, a, kw in directives
-             if d == "depends_on" and a and a[0].split("@")[0] == "onednn"]
-    expect(given == [want], f"the recipe depends on {given}, CMake builds "
-           f"against {want} (backends/onednn/CMakeLists.txt)")
+             if d == "depends_on" and a and kw.get("when") == f"+{variant}"]
+    expect([g.partition("@")[2] for g in given] == [want],
+           f"the recipe's +{variant} depends on {given}, CMake builds against "
+           f"@{want}")
 
 
 def check_cmake_args(module):
@@ -250,7 +255,7 @@ def main():
     table = backend_table(os.path.join(args.source, "backends",
                                        "backends.txt"))
     check_variants(module, directives, switches, table)
-    check_onednn_versions(directives, args.source)
+    check_onednn_versions(module, directives, args.source)
     check_cmake_args(module)
     check_data_dirs(module, data_dirs)
     if args.install:
