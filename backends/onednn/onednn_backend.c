@@ -1,6 +1,6 @@
 /* onednn_backend.c - the oneDNN backend (C API, 2.6 and 3.x through
- * onednn_compat.h): convolution,
- * matmul and batch normalization, forward and backward, in two variants.
+ * onednn_compat.h): convolution, matmul and batch normalization, forward
+ * and backward, in two variants.
  * The primitive descriptors are made in onednn_desc.c and the per-kernel
  * files, the tensors bound in onednn_bind.c; this file is the plan's
  * life and the kb_backend table.
@@ -36,8 +36,8 @@ static int run_primitive(dn_plan *pl, char *err, size_t len)
 }
 
 /* SKIPPED where oneDNN cannot express the problem (f64; f32 under
- * --fpmath tf32 before 3.0) or has no implementation of it on this CPU, which only
- * creating its primitive descriptor tells.  A descriptor that fails
+ * --fpmath tf32 before 3.0) or has no implementation of it on this CPU,
+ * which only creating its primitive descriptor tells.  A descriptor that fails
  * otherwise is an error for prepare() to report, not a reason to skip. */
 static bool dn_supports(const kb_problem *p, char *why, size_t len)
 {
