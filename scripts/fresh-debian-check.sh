@@ -1,29 +1,42 @@
 #!/usr/bin/env bash
-# fresh-debian-check.sh [--user] [--worktree] [--cache DIR] [--keep] -
-# prove the README's two commands on a fresh Debian 12: debootstrap
-# bookworm (minbase) into a temporary directory, put a clean clone of this
+# fresh-debian-check.sh [--suite S] [--user] [--worktree] [--cache DIR]
+#                       [--keep] -
+# prove the README's two commands on a fresh Debian: debootstrap suite S
+# (minbase) into a temporary directory, put a clean clone of this
 # checkout's HEAD in it, mount /proc, /sys, /dev, /dev/pts and /dev/shm,
 # and run inside it, as root with no sudo, scripts/test.sh and then
 # scripts/run-suite.sh on one model.  Cleans up after itself, interrupted
 # or not.  Prints the time each phase took.
+#   --suite S    bookworm (Debian 12, the default) or trixie (Debian 13)
 #   --user       run them as a user with sudo instead (sudo installed,
 #                user kbench, passwordless); checks the build is the user's
 #   --worktree   copy the working tree as it is, committed or not
-#   --cache DIR  keep the downloaded .debs in DIR (faster reruns)
+#   --cache DIR  keep in DIR the debootstrapped base (S-minbase.tar, made
+#                again when a week old) and the downloaded .debs: reruns
+#                skip debootstrap and most downloads
 #   --keep       leave the root for a look (mounts undone)
 # Needs root (re-runs itself through sudo when available) and network for
-# apt (KB_DEBIAN_MIRROR, default http://deb.debian.org/debian).
+# apt: the Debian mirror is the one this machine's apt uses
+# (scripts/apt-mirror.sh), or KB_DEBIAN_MIRROR.
 # Exit code: 0 both commands passed, 1 one failed, 2 usage or setup.
 # shellcheck disable=SC2317  # mounts_below and cleanup run from the trap
 set -euo pipefail
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 args=("$@")
-worktree=0 cache="" keep=0 user=""
+worktree=0 cache="" keep=0 user="" suite=bookworm
 while [ $# -gt 0 ]; do
     case "$1" in
+        --suite)
+            [ $# -ge 2 ] || usage
+            case "$2" in
+                bookworm | trixie) suite=$2 ;;
+                *) echo "fresh-debian-check.sh: --suite $2: not bookworm or trixie" >&2
+                   exit 2 ;;
+            esac
+            shift ;;
         --user) user=kbench ;;
         --worktree) worktree=1 ;;
         --cache) [ $# -ge 2 ] || usage; cache=$(realpath -m "$2"); shift ;;
@@ -42,7 +55,8 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 2
 fi
 
-mirror=${KB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mirror=${KB_DEBIAN_MIRROR:-$("$src/scripts/apt-mirror.sh")} || exit 2
+echo "fresh-debian-check: Debian $suite from $mirror"
 start=$(date +%s)
 phase_start=$start
 phase_name=""
@@ -133,20 +147,29 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-phase "debootstrap bookworm minbase"
-if ! command -v debootstrap >/dev/null 2>&1; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -qq -y --no-install-recommends debootstrap ||
-        { apt-get update -qq &&
-          apt-get install -qq -y --no-install-recommends debootstrap; }
-fi
-debootstrap_args=(--variant=minbase)
+base="" debs=""
 if [ -n "$cache" ]; then
-    mkdir -p "$cache/debootstrap" "$cache/apt"
-    debootstrap_args+=(--cache-dir="$cache/debootstrap")
+    base=$cache/$suite-minbase.tar debs=$cache/apt-$suite
+    mkdir -p "$debs"
 fi
-run_bg --log "$log" debootstrap "${debootstrap_args[@]}" bookworm "$root" "$mirror" ||
-    { tail -n 30 "$log" >&2; exit 2; }
+if [ -n "$base" ] && [ -n "$(find "$base" -mtime -7 2>/dev/null)" ]; then
+    phase "unpack the cached $suite minbase"
+    tar -xpf "$base" --numeric-owner -C "$root"
+else
+    phase "debootstrap $suite minbase"
+    if ! command -v debootstrap >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -qq -y --no-install-recommends debootstrap ||
+            { apt-get update -qq &&
+              apt-get install -qq -y --no-install-recommends debootstrap; }
+    fi
+    run_bg --log "$log" debootstrap --variant=minbase "$suite" "$root" "$mirror" ||
+        { tail -n 30 "$log" >&2; exit 2; }
+    if [ -n "$base" ]; then
+        # written aside, then renamed: an interrupted run leaves no half base
+        tar -cf "$base.part" --numeric-owner -C "$root" . && mv "$base.part" "$base"
+    fi
+fi
 
 phase "copy the checkout in"
 home=/root
@@ -166,8 +189,8 @@ else
     git -C "$dest" checkout --quiet --detach "$head"
     echo "cloned $src at $head"
 fi
-if [ -n "$cache" ]; then
-    cp -n "$cache"/apt/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
+if [ -n "$debs" ]; then
+    cp -n "$debs"/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
 fi
 
 for m in "${mounts[@]}"; do
@@ -205,8 +228,8 @@ fi
 status=0
 phase "scripts/test.sh"
 in_chroot "scripts/test.sh" || status=1
-if [ -n "$cache" ]; then
-    cp -n "$root"/var/cache/apt/archives/*.deb "$cache/apt/" 2>/dev/null || true
+if [ -n "$debs" ]; then
+    cp -n "$root"/var/cache/apt/archives/*.deb "$debs/" 2>/dev/null || true
 fi
 if [ "$status" = 0 ]; then
     phase "scripts/run-suite.sh resnet50"

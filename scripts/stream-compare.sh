@@ -13,8 +13,9 @@
 #                    adapted to HPCC, built as one process with OpenMP threads
 #                    against the single-process shim in scripts/stream/ (no MPI).
 #                    S = auto: download Debian bookworm's hpcc source package
-#                    (its hpcc_*.orig.tar.gz only) from http://deb.debian.org
-#                    with apt-get, into this run's temporary folder; S = TARBALL:
+#                    (its hpcc_*.orig.tar.gz only) with apt-get, from the
+#                    Debian mirror this machine's apt uses (scripts/apt-mirror.sh,
+#                    or KB_DEBIAN_MIRROR), into this run's temporary folder; S = TARBALL:
 #                    use that hpcc-*.tar.gz instead (no network).  stream.c is
 #                    never copied into the repository.
 #   --kbench CMD     the kbench program (default: build/default/kbench);
@@ -24,7 +25,7 @@
 # "-O3 -march=native -fopenmp"), OMP_NUM_THREADS (default: all CPUs),
 # ROUNDS (default 3) of kbench peaks and STREAM, alternating.
 #
-# The download needs apt-get, network access to deb.debian.org and
+# The download needs apt-get, network access to that mirror and
 # /usr/share/keyrings/debian-archive-keyring.gpg, but NOT root (it works as
 # an ordinary user, and as root): apt-get gets a private sources file,
 # package lists and cache in the temporary folder (-o Dir::Etc::SourceList=...
@@ -87,8 +88,9 @@ fetch_hpcc() {
     command -v apt-get >/dev/null || { echo "apt-get not found" >&2; return 1; }
     keyring=/usr/share/keyrings/debian-archive-keyring.gpg
     [ -r "$keyring" ] || { echo "$keyring missing (apt-get install debian-archive-keyring)" >&2; return 1; }
+    mirror=${KB_DEBIAN_MIRROR:-$("$root/scripts/apt-mirror.sh")} || return 1
     mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-    printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" "Suites: bookworm" \
+    printf '%s\n' "Types: deb-src" "URIs: $mirror" "Suites: bookworm" \
         "Components: main" "Signed-By: $keyring" >"$d/hpcc.sources"
     set -- -o Dir::Etc::SourceList="$d/hpcc.sources" -o Dir::Etc::SourceParts=/nonexistent \
         -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache"
@@ -98,7 +100,7 @@ fetch_hpcc() {
     for f in "$d"/lists/*_Sources*; do [ -f "$f" ] && index=$f; done
     if [ -z "$index" ]; then
         grep -v unsandboxed "$d/apt.log" | tail -n 5 >&2
-        echo "could not fetch bookworm's source index from deb.debian.org" >&2
+        echo "could not fetch bookworm's source index from $mirror" >&2
         return 1
     fi
     # The exit status is ignored on purpose: the mirror may lack the

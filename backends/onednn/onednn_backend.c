@@ -1,5 +1,6 @@
-/* onednn_backend.c - the oneDNN (DNNL 2.x C API) backend: convolution,
- * matmul and batch normalization, forward and backward, in two variants.
+/* onednn_backend.c - the oneDNN backend (C API, 2.6 and 3.x through
+ * onednn_compat.h): convolution, matmul and batch normalization, forward
+ * and backward, in two variants.
  * The primitive descriptors are made in onednn_desc.c and the per-kernel
  * files, the tensors bound in onednn_bind.c; this file is the plan's
  * life and the kb_backend table.
@@ -34,9 +35,9 @@ static int run_primitive(dn_plan *pl, char *err, size_t len)
     return dn_check(dnnl_stream_wait(strm), "stream_wait", err, len);
 }
 
-/* SKIPPED where oneDNN 2.6 cannot express the problem (f64, f32 under
- * --fpmath tf32) or has no implementation of it on this CPU, which only
- * creating its primitive descriptor tells.  A descriptor that fails
+/* SKIPPED where oneDNN cannot express the problem (f64; f32 under
+ * --fpmath tf32 before 3.0) or has no implementation of it on this CPU,
+ * which only creating its primitive descriptor tells.  A descriptor that fails
  * otherwise is an error for prepare() to report, not a reason to skip. */
 static bool dn_supports(const kb_problem *p, char *why, size_t len)
 {
@@ -51,9 +52,11 @@ static bool dn_supports(const kb_problem *p, char *why, size_t len)
     }
     /* --fpmath governs f32 arithmetic only: tf32 cannot be honoured where
      * there is f32 to compute, and changes nothing where there is none. */
-    if (p->fpmath == KB_FPMATH_TF32 && kb_dts_has(&p->dt, KB_F32)) {
-        snprintf(why, len, "oneDNN %d.%d.%d has no tf32 fpmath mode (it has "
-                 "strict, bf16, f16, any)", v->major, v->minor, v->patch);
+    dnnl_fpmath_mode_t mode;
+    if (!dn_fpmath_mode(p->fpmath, &mode) && kb_dts_has(&p->dt, KB_F32)) {
+        snprintf(why, len, "oneDNN %d.%d.%d has no %s fpmath mode (it has "
+                 "strict, bf16, f16, any)", v->major, v->minor, v->patch,
+                 kb_fpmath_name(p->fpmath));
         return false;
     }
     int rc = dn_make_desc(p, &d, err, sizeof err);
@@ -173,9 +176,12 @@ static void dn_describe(kb_info *info)
     kb_info_add(info, "cpu_runtime", "%s",
                 v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other");
     kb_info_add(info, "isa", "%s", dn_isa_name());
+    dnnl_fpmath_mode_t mode;
+    bool tf32 = dn_fpmath_mode(KB_FPMATH_TF32, &mode);
     kb_info_add(info, "fpmath", "set on every primitive: strict (f32 stays f32), "
-                "or --fpmath bf16|any as dnnl_fpmath_mode_bf16|any; tf32 SKIPPED "
-                "(no such mode in %d.%d)", v->major, v->minor);
+                "or --fpmath %s as the dnnl_fpmath_mode of that name%s",
+                tf32 ? "bf16|any|tf32" : "bf16|any",
+                tf32 ? "" : "; tf32 SKIPPED (no such mode before oneDNN 3.0)");
 }
 
 const kb_backend kb_backend_onednn = {

@@ -26,8 +26,8 @@ static const int dnnl_arg_of[KB_ARG_MAX] = {
 
 /* A reorder primitive from one layout to another.  Returns 0, or -1 with
  * err. */
-static int make_reorder(dnnl_primitive_t *r, const dnnl_memory_desc_t *from,
-                        const dnnl_memory_desc_t *to, dnnl_engine_t eng,
+static int make_reorder(dnnl_primitive_t *r, dn_md_ref from, dn_md_ref to,
+                        dnnl_engine_t eng,
                         char *err, size_t len)
 {
     dnnl_primitive_desc_t rpd = NULL;
@@ -41,8 +41,8 @@ static int make_reorder(dnnl_primitive_t *r, const dnnl_memory_desc_t *from,
 
 /* Host buffer ptr (plain layout user_md) as tensor a, in the format
  * `want`.  Returns 0, or -1 with err. */
-static int bind_host(dn_tensor *t, const dnnl_memory_desc_t *user_md, void *ptr,
-                     const dnnl_memory_desc_t *want, dnnl_engine_t eng,
+static int bind_host(dn_tensor *t, dn_md_ref user_md, void *ptr, dn_md_ref want,
+                     dnnl_engine_t eng,
                      char *err, size_t len)
 {
     if (dn_check(dnnl_memory_create(&t->user, user_md, eng, ptr), "memory_create",
@@ -62,7 +62,7 @@ static int bind_host(dn_tensor *t, const dnnl_memory_desc_t *user_md, void *ptr,
 
 /* A zeroed tensor of the primitive's own (want), for an argument the
  * problem has no host buffer for.  Returns 0, or -1 with err. */
-static int bind_scratch(dn_tensor *t, const dnnl_memory_desc_t *want,
+static int bind_scratch(dn_tensor *t, dn_md_ref want,
                         dnnl_engine_t eng, char *err, size_t len)
 {
     void *data = NULL;
@@ -89,10 +89,10 @@ int dn_bind_all(dn_plan *pl, const kb_tensors *host, char *err, size_t len)
         if (!info[a].used && !scratch)
             continue;
         dn_tensor *t = &pl->t[a];
-        const dnnl_memory_desc_t *want =
+        dn_md_ref want =
             dnnl_primitive_desc_query_md(pl->d.pd, dnnl_query_exec_arg_md,
                                          dnnl_arg_of[a]);
-        if (!want || want->ndims == 0) {
+        if (dn_md_ndims(want) == 0) {
             snprintf(err, len, "onednn: the %s primitive takes no %s tensor",
                      kb_problem_kernel_name(&pl->p), info[a].name ? info[a].name
                                                                   : "scratch");
@@ -101,7 +101,8 @@ int dn_bind_all(dn_plan *pl, const kb_tensors *host, char *err, size_t len)
         t->dnnl_arg = dnnl_arg_of[a];
         t->output = info[a].is_output;
         if (scratch ? bind_scratch(t, want, eng, err, len)
-                    : bind_host(t, &pl->d.user[a], host->ptr[a], want, eng, err, len))
+                    : bind_host(t, dn_md(&pl->d.user[a]), host->ptr[a], want, eng, err,
+                                len))
             return -1;
     }
     return 0;

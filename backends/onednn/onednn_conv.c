@@ -18,19 +18,20 @@ static int conv_md(const kb_problem *p, dn_desc *d, kb_arg a, kb_arg diff, int n
                    dnnl_memory_desc_t *any, char *err, size_t len)
 {
     dnnl_data_type_t t = dn_dtype(kb_arg_dtype(p, a));
-    if (dn_check(dnnl_memory_desc_init_by_tag(&d->user[a], nd, dims, t, tag),
-                 "memory desc", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_tag(any, nd, dims, t,
-                                              a == KB_ARG_BIA ? tag
-                                                              : dnnl_format_tag_any),
-                 "memory desc (any)", err, len))
-        return -1;
-    d->user[diff] = d->user[a];
-    return 0;
+    return dn_check(dn_md_tag(&d->user[a], nd, dims, t, tag), "memory desc", err,
+                    len) ||
+                   dn_check(dn_md_tag(any, nd, dims, t,
+                                      a == KB_ARG_BIA ? tag : dnnl_format_tag_any),
+                            "memory desc (any)", err, len) ||
+                   dn_check(dn_md_copy(&d->user[diff], &d->user[a]), "memory desc copy",
+                            err, len)
+               ? -1
+               : 0;
 }
 
-/* Fill g and the plain layouts of every conv tensor in d->user.
- * Returns 0, or -1 with err. */
+/* Fill g (zeroed by the caller) and the plain layouts of every conv
+ * tensor in d->user.  Returns 0, or -1 with err; dn_conv_geom_free frees
+ * g either way. */
 static int conv_geom(const kb_problem *p, dn_conv_geom *g, dn_desc *d, char *err,
                      size_t len)
 {
@@ -82,27 +83,34 @@ static int conv_geom(const kb_problem *p, dn_conv_geom *g, dn_desc *d, char *err
                : 0;
 }
 
+void dn_conv_geom_free(dn_conv_geom *g)
+{
+    dn_md_free(&g->src);
+    dn_md_free(&g->wei);
+    dn_md_free(&g->bia);
+    dn_md_free(&g->dst);
+}
+
 int dn_conv_fwd_pd(const kb_problem *p, const dn_conv_geom *g, dnnl_prop_kind_t prop,
                    bool bias, const char *what, dnnl_primitive_desc_t *pd,
                    char *err, size_t len)
 {
-    dnnl_convolution_desc_t cd;
-    if (dn_check(dnnl_dilated_convolution_forward_desc_init(
-                     &cd, prop, dnnl_convolution_direct, &g->src, &g->wei,
-                     bias ? &g->bia : NULL, &g->dst, g->strides, g->dilates,
-                     g->pad_l, g->pad_r),
-                 "convolution forward desc", err, len))
-        return -1;
-    return dn_pd_create(pd, &cd, NULL, NULL, p, what, err, len);
+    const dn_op op = {.kind = DN_CONV_FWD, .prop = prop, .src = &g->src,
+                      .wei = &g->wei, .bia = bias ? &g->bia : NULL, .dst = &g->dst,
+                      .strides = g->strides, .dilates = g->dilates,
+                      .pad_l = g->pad_l, .pad_r = g->pad_r};
+    return dn_pd_create(pd, &op, NULL, NULL, p, what, err, len);
 }
 
 int dn_conv_desc(const kb_problem *p, dn_desc *d, char *err, size_t len)
 {
-    dn_conv_geom g;
-    if (conv_geom(p, &g, d, err, len))
-        return -1;
-    if (kb_dir_is_backward(p->dir))
-        return dn_conv_bwd_desc(p, &g, d, err, len);
-    return dn_conv_fwd_pd(p, &g, dnnl_forward_inference, kb_problem_has_bias(p),
-                          "convolution forward", &d->pd, err, len);
+    dn_conv_geom g = {0};
+    int rc = conv_geom(p, &g, d, err, len);
+    if (rc == 0 && kb_dir_is_backward(p->dir))
+        rc = dn_conv_bwd_desc(p, &g, d, err, len);
+    else if (rc == 0)
+        rc = dn_conv_fwd_pd(p, &g, dnnl_forward_inference, kb_problem_has_bias(p),
+                            "convolution forward", &d->pd, err, len);
+    dn_conv_geom_free(&g);
+    return rc;
 }

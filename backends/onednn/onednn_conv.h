@@ -7,11 +7,16 @@
 
 /* Memory descriptors in format `any` (the primitive picks a blocked
  * one), in each tensor's storage type; the bias is plain.  Gradients
- * share the descriptor of the tensor they are the gradient of. */
+ * share the descriptor of the tensor they are the gradient of.  The
+ * primitive copies what it needs: g is freed once the descriptors are
+ * made. */
 typedef struct {
     dnnl_memory_desc_t src, wei, bia, dst;
     dnnl_dims_t strides, dilates, pad_l, pad_r;
 } dn_conv_geom;
+
+/* Frees what conv_geom (onednn_conv.c) made in g. */
+void dn_conv_geom_free(dn_conv_geom *g);
 
 /* A forward convolution primitive descriptor: the FWD_* passes'
  * (forward_inference) and the hint of the backward ones

@@ -11,8 +11,6 @@ int dn_conv_bwd_desc(const kb_problem *p, const dn_conv_geom *g, dn_desc *d,
     const bool data = p->dir == KB_BWD_D, bias = p->dir == KB_BWD_WB;
     const char *pass = data ? "backward_data" : "backward_weights";
     char what[48], hint_what[96];
-    dnnl_convolution_desc_t cd;
-    dnnl_status_t s;
 
     /* oneDNN picks the backward implementation that matches the forward
      * one it would run in training, so the hint is that: same tensors,
@@ -25,15 +23,10 @@ int dn_conv_bwd_desc(const kb_problem *p, const dn_conv_geom *g, dn_desc *d,
     if (rc)
         return rc;
     /* Gradients share their primal's descriptor (diff_src as src, ...). */
-    if (data)
-        s = dnnl_dilated_convolution_backward_data_desc_init(
-            &cd, dnnl_convolution_direct, &g->src, &g->wei, &g->dst, g->strides,
-            g->dilates, g->pad_l, g->pad_r);
-    else
-        s = dnnl_dilated_convolution_backward_weights_desc_init(
-            &cd, dnnl_convolution_direct, &g->src, &g->wei, bias ? &g->bia : NULL,
-            &g->dst, g->strides, g->dilates, g->pad_l, g->pad_r);
-    if (dn_check(s, what, err, len))
-        return -1;
-    return dn_pd_create(&d->pd, &cd, NULL, d->hint, p, what, err, len);
+    const dn_op op = {.kind = data ? DN_CONV_BWD_DATA : DN_CONV_BWD_WEIGHTS,
+                      .src = &g->src, .wei = &g->wei,
+                      .bia = bias ? &g->bia : NULL, .dst = &g->dst,
+                      .strides = g->strides, .dilates = g->dilates,
+                      .pad_l = g->pad_l, .pad_r = g->pad_r};
+    return dn_pd_create(&d->pd, &op, NULL, d->hint, p, what, err, len);
 }

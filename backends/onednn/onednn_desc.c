@@ -49,31 +49,17 @@ dnnl_data_type_t dn_dtype(kb_dtype dt)
     return dnnl_data_type_undef;
 }
 
-const char *dn_isa_name(void)
-{
-    switch (dnnl_get_effective_cpu_isa()) {
-    case dnnl_cpu_isa_sse41: return "sse41";
-    case dnnl_cpu_isa_avx: return "avx";
-    case dnnl_cpu_isa_avx2: return "avx2";
-    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
-    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl_cpu_isa_avx512_core: return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    default: return "all";
-    }
-}
-
 int dn_attr_create(const kb_problem *p, dnnl_primitive_attr_t *attr,
                    char *err, size_t len)
 {
-    /* tf32 has no mode in 2.6: supports() refuses it for problems with
-     * f32 tensors, and on the others (bf16, f16) strict is what it means. */
-    dnnl_fpmath_mode_t mode = p->fpmath == KB_FPMATH_BF16  ? dnnl_fpmath_mode_bf16
-                              : p->fpmath == KB_FPMATH_ANY ? dnnl_fpmath_mode_any
-                                                           : dnnl_fpmath_mode_strict;
+    /* tf32 has no mode before 3.0: supports() refuses it for problems
+     * with f32 tensors, and on the others (bf16, f16) strict is what it
+     * means. */
+    dnnl_fpmath_mode_t mode = dnnl_fpmath_mode_strict;
+    if (!dn_fpmath_mode(p->fpmath, &mode) && kb_dts_has(&p->dt, KB_F32)) {
+        snprintf(err, len, "oneDNN has no %s fpmath mode", kb_fpmath_name(p->fpmath));
+        return -1;
+    }
     if (dn_check(dnnl_primitive_attr_create(attr), "attr create", err, len))
         return -1;
     if (dn_check(dnnl_primitive_attr_set_fpmath_mode(*attr, mode), "set_fpmath_mode",
@@ -85,7 +71,7 @@ int dn_attr_create(const kb_problem *p, dnnl_primitive_attr_t *attr,
     return 0;
 }
 
-int dn_pd_create(dnnl_primitive_desc_t *pd, const void *op_desc,
+int dn_pd_create(dnnl_primitive_desc_t *pd, const dn_op *op,
                  const_dnnl_primitive_attr_t attr, const_dnnl_primitive_desc_t hint,
                  const kb_problem *p, const char *what, char *err, size_t len)
 {
@@ -101,7 +87,7 @@ int dn_pd_create(dnnl_primitive_desc_t *pd, const void *op_desc,
             return -1;
         attr = own;
     }
-    s = dnnl_primitive_desc_create(pd, op_desc, attr, eng, hint);
+    s = dn_op_pd_create(pd, op, attr, eng, hint);
     if (own)
         dnnl_primitive_attr_destroy(own);
     if (s == dnnl_unimplemented) {
@@ -142,4 +128,6 @@ void dn_desc_free(dn_desc *d)
     if (d->hint)
         dnnl_primitive_desc_destroy(d->hint);
     d->pd = d->hint = NULL;
+    for (int a = 0; a < KB_ARG_MAX; a++)
+        dn_md_free(&d->user[a]);
 }

@@ -6,7 +6,7 @@
 
 #include "backends/backend.h"
 
-#include <oneapi/dnnl/dnnl.h>
+#include "onednn_compat.h"
 
 /* A tensor as the primitive sees it.  `mem` is in the primitive's
  * preferred format; when that differs from the user's plain layout, `user`
@@ -29,7 +29,8 @@ typedef struct {
  * a pointer to it.  `user` holds each host tensor's plain layout (in its
  * storage type); `scratch` is the set (1 << kb_arg) of tensors the
  * primitive takes that the problem has no host buffer for: the plan
- * allocates them, zeroed, and never validates them. */
+ * allocates them, zeroed, and never validates them.  dn_desc_free frees
+ * the descriptors too (handles in oneDNN 3). */
 typedef struct {
     dnnl_primitive_desc_t pd, hint;
     dnnl_memory_desc_t user[KB_ARG_MAX];
@@ -61,19 +62,17 @@ int dn_check(dnnl_status_t s, const char *what, char *err, size_t len);
  * maps to undef (supports() refuses it first). */
 dnnl_data_type_t dn_dtype(kb_dtype dt);
 
-/* "avx512_core_amx", ...: the ISA oneDNN dispatches to here. */
-const char *dn_isa_name(void);
-
 /* A new attribute with p's --fpmath set explicitly, strict included, so
  * that an environment default (ONEDNN_DEFAULT_FPMATH_MODE) never lets f32
- * use reduced precision under strict.  Returns 0, or -1 with err. */
+ * use reduced precision under strict.  Returns 0, or -1 with err (also
+ * for a mode this oneDNN lacks, which supports() refuses first). */
 int dn_attr_create(const kb_problem *p, dnnl_primitive_attr_t *attr,
                    char *err, size_t len);
 
-/* Create *pd for op_desc with attr (NULL: dn_attr_create's) and hint.
+/* Create *pd for op with attr (NULL: dn_attr_create's) and hint.
  * `what` names the operation for messages ("convolution backward_data").
  * Returns 0, DN_UNIMPLEMENTED, or -1 with err. */
-int dn_pd_create(dnnl_primitive_desc_t *pd, const void *op_desc,
+int dn_pd_create(dnnl_primitive_desc_t *pd, const dn_op *op,
                  const_dnnl_primitive_attr_t attr, const_dnnl_primitive_desc_t hint,
                  const kb_problem *p, const char *what, char *err, size_t len);
 

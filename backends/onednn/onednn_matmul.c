@@ -1,5 +1,5 @@
 /* onednn_matmul.c - GEMM as a oneDNN matmul: transposes as strides, alpha
- * as an output scale and beta as a sum post-op, A, B and C in their
+ * and beta as post-ops (eltwise linear, then sum), A, B and C in their
  * storage types (bf16:bf16:f32 accumulates in f32 and writes f32). */
 #include "onednn_internal.h"
 
@@ -8,7 +8,6 @@ int dn_matmul_desc(const kb_problem *p, dn_desc *d, char *err, size_t len)
     const kb_gemm_desc *g = &p->gemm;
     dnnl_memory_desc_t *a_md = &d->user[KB_ARG_SRC], *b_md = &d->user[KB_ARG_WEI],
                        *c_md = &d->user[KB_ARG_DST];
-    dnnl_matmul_desc_t md;
     dnnl_primitive_attr_t attr = NULL;
     dnnl_post_ops_t ops = NULL;
     int rc = -1;
@@ -21,32 +20,27 @@ int dn_matmul_desc(const kb_problem *p, dn_desc *d, char *err, size_t len)
     dnnl_dims_t c_str = {g->n, 1};
     float alpha = (float)g->alpha;
 
-    if (dn_check(dnnl_memory_desc_init_by_strides(a_md, 2, a_dims,
-                                                  dn_dtype(p->dt.src), a_str),
-                 "A md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_strides(b_md, 2, b_dims,
-                                                  dn_dtype(p->dt.wei), b_str),
-                 "B md", err, len) ||
-        dn_check(dnnl_memory_desc_init_by_strides(c_md, 2, c_dims,
-                                                  dn_dtype(p->dt.dst), c_str),
-                 "C md", err, len) ||
-        dn_check(dnnl_matmul_desc_init(&md, a_md, b_md, NULL, c_md),
-                 "matmul desc", err, len) ||
+    if (dn_check(dn_md_strides(a_md, 2, a_dims, dn_dtype(p->dt.src), a_str), "A md",
+                 err, len) ||
+        dn_check(dn_md_strides(b_md, 2, b_dims, dn_dtype(p->dt.wei), b_str), "B md",
+                 err, len) ||
+        dn_check(dn_md_strides(c_md, 2, c_dims, dn_dtype(p->dt.dst), c_str), "C md",
+                 err, len) ||
         dn_attr_create(p, &attr, err, len))
         goto out;
-    if (alpha != 1.0f &&
-        dn_check(dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha),
-                 "output scales (alpha)", err, len))
-        goto out;
-    if (g->beta != 0.0) {
+    /* alpha scales A*B before beta*C is added: the sum comes last. */
+    if (alpha != 1.0f || g->beta != 0.0) {
         if (dn_check(dnnl_post_ops_create(&ops), "post_ops create", err, len) ||
-            dn_check(dnnl_post_ops_append_sum(ops, (float)g->beta), "sum post-op (beta)",
-                     err, len) ||
+            (alpha != 1.0f && dn_check(dn_post_ops_scale(ops, alpha),
+                                       "linear post-op (alpha)", err, len)) ||
+            (g->beta != 0.0 && dn_check(dn_post_ops_sum(ops, (float)g->beta),
+                                        "sum post-op (beta)", err, len)) ||
             dn_check(dnnl_primitive_attr_set_post_ops(attr, ops), "set post_ops", err,
                      len))
             goto out;
     }
-    rc = dn_pd_create(&d->pd, &md, attr, NULL, p, "matmul", err, len);
+    const dn_op op = {.kind = DN_MATMUL, .src = a_md, .wei = b_md, .dst = c_md};
+    rc = dn_pd_create(&d->pd, &op, attr, NULL, p, "matmul", err, len);
 out:
     if (ops)
         dnnl_post_ops_destroy(ops);

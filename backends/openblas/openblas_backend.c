@@ -19,10 +19,10 @@
  * cblas_dgemm, having nothing narrower to call. */
 static const char *const no_half_gemm[] = {
     [KB_BF16] = "openblas has no bf16 path: cblas_sbgemm exists only in an "
-                "OpenBLAS built with BUILD_BFLOAT16, which Debian's 0.3.21 "
-                "is not (it exports no sbgemm)",
-    [KB_F16] = "openblas has no f16 path: OpenBLAS 0.3.21 has no "
-               "half-precision GEMM",
+                "OpenBLAS built with BUILD_BFLOAT16, which Debian's (0.3.21 "
+                "in 12, 0.3.29 in 13) is not (it exports no sbgemm)",
+    [KB_F16] = "openblas has no f16 path: Debian's OpenBLAS (0.3.21 in 12, "
+               "0.3.29 in 13) exports no half-precision GEMM",
 };
 
 static bool ob_supports(const kb_problem *p, char *why, size_t len)

@@ -16,7 +16,9 @@ the CMake files under SOURCE-DIR:
   switch of backends/backends.txt (which backends an option builds, read
   by CMake and by the recipe's after-install check) is a variant's;
 - the share/kbench directories the recipe's sanity check expects are the
-  kb_data() directories CMake installs.
+  kb_data() directories CMake installs;
+- the recipe's oneDNN versions are those backends/onednn/CMakeLists.txt
+  builds against (its VERSION_LESS bounds).
 --install BUILD-DIR also installs that build (cmake --install) into a
 temporary prefix, checks every sanity path there and runs the recipe's
 after-install backend check on it, with each variant on whose backends
@@ -143,6 +145,29 @@ def check_variants(module, directives, switches, table):
         expect(f"+{v}" in needs, f"variant {v!r} has no depends_on(when='+{v}')")
 
 
+ONEDNN_RANGE = re.compile(r"dnnl_VERSION\s+VERSION_LESS\s+([\d.]+)\s+OR\s+NOT\s+"
+                          r"dnnl_VERSION\s+VERSION_LESS\s+(\d+)\b")
+
+
+def check_onednn_versions(module, directives, source):
+    """KB_WITH_ONEDNN's variant depends on versions LOW:TOP where CMake
+    skips a dnnl_VERSION below LOW or from TOP+1 on."""
+    bounds = []
+    for path in cmake_files(source):
+        with open(path, encoding="utf-8") as f:
+            bounds += ONEDNN_RANGE.findall(f.read())
+    if not expect(len(bounds) == 1, f"oneDNN version bounds in {source}'s "
+                  f"CMake: {bounds}, expected one pair"):
+        return
+    want = f"{bounds[0][0]}:{int(bounds[0][1]) - 1}"
+    variant = {o: v for v, o in module.BACKEND_OPTIONS.items()}.get("KB_WITH_ONEDNN")
+    given = [a[0] for d, a, kw in directives
+             if d == "depends_on" and a and kw.get("when") == f"+{variant}"]
+    expect([g.partition("@")[2] for g in given] == [want],
+           f"the recipe's +{variant} depends on {given}, CMake builds against "
+           f"@{want}")
+
+
 def check_cmake_args(module):
     cls = package_class(module)
     targets = module.TARGET_OPTIONS
@@ -230,6 +255,7 @@ def main():
     table = backend_table(os.path.join(args.source, "backends",
                                        "backends.txt"))
     check_variants(module, directives, switches, table)
+    check_onednn_versions(module, directives, args.source)
     check_cmake_args(module)
     check_data_dirs(module, data_dirs)
     if args.install:

@@ -7,8 +7,8 @@
 # and built kbench) the build is also installed into a temporary prefix and
 # the recipe's sanity paths and backend check run on it.  Each check is also
 # shown to fail on a broken recipe (a renamed variant, an unmapped GPU
-# target list) or a CMake that has moved on (a new option, a renamed GPU
-# option, a new data directory).
+# target list, a oneDNN range wider than the backend's) or a CMake that
+# has moved on (a new option, a renamed GPU option, a new data directory).
 # Exit 0 when all pass, 1 otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,6 +66,9 @@ cp -r "$tmp/cmake-only" "$tmp/new-backend"
   >"$tmp/new-backend/backends/backends.txt"
 refused "KB_WITH_FOO (backends/backends.txt) is no variant" \
   "$here/package.py" "$tmp/new-backend"
+# A oneDNN the backend cannot build against, allowed by the recipe.
+sed 's/"onednn@[0-9.:]*"/"onednn@2.6:"/' "$here/package.py" >"$tmp/any-onednn.py"
+refused "CMake builds against @2.6:3" "$tmp/any-onednn.py" "$src"
 # A data directory the recipe's sanity check does not know.
 cp -r "$tmp/cmake-only" "$tmp/new-data"
 echo 'kb_data(bands results/bands.jsonl)' >>"$tmp/new-data/CMakeLists.txt"

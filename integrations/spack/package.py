@@ -54,7 +54,9 @@ class Kbench(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("cjson")
 
     depends_on("openblas", when="+openblas")  # through its openblas.pc
-    depends_on("onednn", when="+onednn")      # through its dnnl CMake config
+    # through its dnnl CMake config; the C APIs the backend builds against
+    # (backends/onednn/onednn_compat.c): 2.6 to 3.x
+    depends_on("onednn@2.6:3", when="+onednn")
     # +cuda: cuda, cublas, cudnn (CUDA 13 is what kbench is tested with)
     depends_on("cuda@12:", when="+cuda")
     depends_on("cudnn@9:", when="+cuda")

@@ -17,6 +17,7 @@ import os
 import shutil
 import struct
 import sys
+import zipfile
 import zlib
 
 import h5py
@@ -278,6 +279,31 @@ def write_all(out):
 
 # ---- reading kbench's datasets as DLIO's readers do ----
 
+ZIP64_VERSION = 45  # APPNOTE 4.5: "version needed" of a zip64 entry
+
+
+def as_zip64_marked(data):
+    """data (an .npz as Python 3.11's zipfile writes it for np.savez, which
+    forces zip64) as newer zipfiles write the same archive: every entry
+    says version 4.5 where 3.11 says 2.0 (the local header's version
+    needed, the central directory's version made by and needed), and its
+    local header leaves both sizes to the zip64 extra field (0xFFFFFFFF).
+    Nothing else changed (CPython gh-103861, Python 3.12; Debian 13)."""
+    out = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        start = z.start_dir
+        for info in z.infolist():
+            local = info.header_offset
+            out[local + 4] = ZIP64_VERSION
+            out[local + 18:local + 26] = b"\xff" * 8
+    at = start
+    while out[at:at + 4] == b"PK\x01\x02":
+        out[at + 4] = out[at + 6] = ZIP64_VERSION
+        name, extra, comment = struct.unpack_from("<HHH", out, at + 28)
+        at += 46 + name + extra + comment
+    return bytes(out)
+
+
 def check(root, fmt, files, spf):
     paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(root + "/train")
                    for f in fs)
@@ -288,11 +314,16 @@ def check(root, fmt, files, spf):
             x, y = z["x"], z["y"]
             assert x.dtype == np.uint8 and x.ndim == 3, (p, x.dtype, x.shape)
             assert x.shape[-1] == spf and y.shape == (spf,), (p, x.shape)
-            # byte for byte what np.savez writes for the same arrays
+            # byte for byte what np.savez writes for the same arrays (on
+            # Python 3.11; a newer zipfile marks zip64 entries otherwise)
             again = io.BytesIO()
             np.savez(again, x=x, y=y)
+            want = again.getvalue()
             with open(p, "rb") as f:
-                assert f.read() == again.getvalue(), "%s: not numpy's" % p
+                got = f.read()
+            if want[4] == ZIP64_VERSION:
+                got = as_zip64_marked(got)
+            assert got == want, "%s: not numpy's" % p
             print("%s: x %s y %s" % (p, x.shape, y.shape))
         elif fmt == "dlio-hdf5":
             with h5py.File(p, "r") as hf:

@@ -3,3 +3,6 @@
 # is built, run or installed).
 add_test(NAME flag_sweep_dry_run
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/flag_sweep_test.sh ${PROJECT_SOURCE_DIR})
+# scripts/apt-mirror.sh: the Debian mirror from made-up apt sources.
+add_test(NAME apt_mirror
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/apt_mirror_test.sh ${PROJECT_SOURCE_DIR})

@@ -48,14 +48,19 @@ static void test_fpmath_attr(void)
     }
 }
 
-/* What oneDNN 2.6 cannot express at all. */
+/* What oneDNN cannot express at all: f64, and tf32 before 3.0. */
 static void test_refused(void)
 {
     char why[256] = "";
+    dnnl_fpmath_mode_t mode = dnnl_fpmath_mode_strict;
     kb_problem p = problem("m8n8k8", "f64", KB_FWD_D, KB_FPMATH_STRICT);
     CHECK(!be->supports(&p, why, sizeof why) && strstr(why, "no f64"));
     p = problem("m8n8k8", "f32", KB_FWD_D, KB_FPMATH_TF32);
-    CHECK(!be->supports(&p, why, sizeof why) && strstr(why, "no tf32"));
+    bool tf32 = dn_fpmath_mode(KB_FPMATH_TF32, &mode);
+    CHECK(tf32 == (DNNL_VERSION_MAJOR >= 3));
+    CHECK(be->supports(&p, why, sizeof why) == tf32);
+    if (!tf32)
+        CHECK(strstr(why, "no tf32"));
     /* tf32 changes nothing where there is no f32 to compute. */
     p = problem("m8n8k8", "bf16", KB_FWD_D, KB_FPMATH_TF32);
     CHECK(be->supports(&p, why, sizeof why));
@@ -107,15 +112,24 @@ static void test_unimplemented_reasons(void)
            sizeof cases / sizeof cases[0], dn_isa_name());
 }
 
+/* The facts name the oneDNN that runs (dnnl_version(), not the headers
+ * built against), as every record's backend entry does. */
 static void test_describe(void)
 {
     kb_info info = {0};
-    bool fpmath = false;
+    bool fpmath = false, version = false;
+    const dnnl_version_t *v = dnnl_version();
+    char runs[32];
+    snprintf(runs, sizeof runs, "%d.%d.%d ", v->major, v->minor, v->patch);
     be->describe(&info);
-    for (int i = 0; i < info.n; i++)
+    for (int i = 0; i < info.n; i++) {
         fpmath |= strcmp(info.kv[i].key, "fpmath") == 0 &&
                   strstr(info.kv[i].value, "strict") != NULL;
+        version |= strcmp(info.kv[i].key, "version") == 0 &&
+                   strncmp(info.kv[i].value, runs, strlen(runs)) == 0;
+    }
     CHECK(fpmath);
+    CHECK(version);
 }
 
 static const check_test tests[] = {

@@ -43,7 +43,9 @@ def main():
             p = mannwhitneyu(x, y, alternative="two-sided",
                              method="exact" if exact else "asymptotic").pvalue
             values = " ".join(repr(v) for v in x + y)
-            lines.append(f"{'exact' if exact else 'normal'} {p!r} {n1} {n2} {values}\n")
+            # float(): NumPy 2 (Debian 13) reprs its scalars as np.float64(...)
+            lines.append(f"{'exact' if exact else 'normal'} {float(p)!r} {n1} {n2} "
+                         f"{values}\n")
     with open(sys.argv[2], "w") as f:
         f.writelines(lines)
     sys.exit(subprocess.run([sys.argv[1], sys.argv[2]]).returncode)

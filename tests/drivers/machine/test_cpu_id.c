@@ -23,10 +23,14 @@ static int lookup(const char *cpuinfo, kb_cpu_id *id, char *why)
     kb_cpu_id_parse_cpuinfo(f, id);
     if (f)
         fclose(f);
-    int rc = kb_microarch_lookup(table, id, &id->arch, why, 512);
+    /* Written where the record keeps it, then copied out: the note is the
+     * shorter buffer (a copy the other way warns of truncation, GCC 14). */
+    int rc = kb_microarch_lookup(table, id, &id->arch, id->microarch_note,
+                                 sizeof id->microarch_note);
     id->have_microarch = rc == 1;
-    if (rc != 1)
-        snprintf(id->microarch_note, sizeof id->microarch_note, "%s", why);
+    snprintf(why, 512, "%s", id->microarch_note);
+    if (rc == 1)
+        id->microarch_note[0] = '\0';
     return rc;
 }
 
