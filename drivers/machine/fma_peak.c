@@ -1,130 +1,22 @@
 /* fma_peak.c - compute ceilings: per precision, the widest FMA kernel the
- * CPU supports (chosen at run time), many independent chains, all cores. */
+ * CPU supports (chosen at run time from this architecture's
+ * fma_kernels_<arch>.c), many independent chains, all cores. */
 #include "drivers/common/clock.h"
 #include "drivers/machine/machine.h"
 
-#include <cpuid.h>
-#include <immintrin.h>
+#include "drivers/machine/fma_kernels.h"
+
 #include <stdbool.h>
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 
-/* Independent accumulators per thread.  An FMA unit keeps latency x ports
- * operations in flight (4 x 2 = 8 on current x86 cores); 12 leaves margin
- * and, with the two operand registers, still fits AVX2's 16 registers. */
-#define FMA_CHAINS 12
-
 /* Results land here so the compiler cannot drop the work. */
 static volatile double fma_sink;
 
-/* FMA_KERNEL defines `static double NAME(int64_t iters, double seed)`:
- * FMA_CHAINS independent chains acc = acc * m + a of vector type VTYPE
- * (elements ETYPE), iters times, compiled for the ISA TARGET so that one
- * -march=native build carries every width and picks one at run time.
- * The file is built with -ffp-contract=fast, which turns acc * m + a into
- * one FMA instruction.  acc converges to a / (1 - m), so no value
- * overflows or turns denormal, however long it runs.  It is the one
- * piece of code every precision and width shares. */
-#define FMA_KERNEL(NAME, VTYPE, ETYPE, TARGET)                               \
-    __attribute__((target(TARGET), noinline))                                \
-    static double NAME(int64_t iters, double seed)                           \
-    {                                                                        \
-        VTYPE acc[FMA_CHAINS], m, a;                                         \
-        for (int l = 0; l < (int)(sizeof m / sizeof m[0]); l++) {            \
-            m[l] = (ETYPE)0.75;                                              \
-            a[l] = (ETYPE)seed;                                              \
-        }                                                                    \
-        for (int c = 0; c < FMA_CHAINS; c++)                                 \
-            acc[c] = a * (ETYPE)(c + 1);                                     \
-        for (int64_t i = 0; i < iters; i++) {                                \
-            _Pragma("GCC unroll 16")                                         \
-            for (int c = 0; c < FMA_CHAINS; c++)                             \
-                acc[c] = acc[c] * m + a;                                     \
-        }                                                                    \
-        double sum = 0;                                                      \
-        for (int c = 0; c < FMA_CHAINS; c++)                                 \
-            sum += (double)acc[c][0];                                        \
-        return sum;                                                          \
-    }
-
-typedef double v8d __attribute__((vector_size(64)));
-typedef double v4d __attribute__((vector_size(32)));
-typedef double v2d __attribute__((vector_size(16)));
-typedef float v16f __attribute__((vector_size(64)));
-typedef float v8f __attribute__((vector_size(32)));
-typedef float v4f __attribute__((vector_size(16)));
-typedef _Float16 v32h __attribute__((vector_size(64)));
-
-FMA_KERNEL(fma_f64_avx512, v8d, double, "avx512f")
-FMA_KERNEL(fma_f64_avx2, v4d, double, "avx2,fma")
-FMA_KERNEL(fma_f64_vec128, v2d, double, "sse2")
-FMA_KERNEL(fma_f32_avx512, v16f, float, "avx512f")
-FMA_KERNEL(fma_f32_avx2, v8f, float, "avx2,fma")
-FMA_KERNEL(fma_f32_vec128, v4f, float, "sse2")
-FMA_KERNEL(fma_f16_avx512, v32h, _Float16, "avx512fp16")
-
-/* bf16 has no plain FMA on x86: vdpbf16ps multiplies pairs of bf16 and
- * adds both products into an fp32 lane, i.e. 2 flops per bf16 element,
- * the same count as an FMA per lane.  The products are 2^-12 each, so the
- * accumulators stay finite for any run length we use. */
-__attribute__((target("avx512f,avx512bf16"), noinline))
-static double dp_bf16_avx512(int64_t iters, double seed)
-{
-    __m512 acc[FMA_CHAINS];
-    __m512bh x = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1.0f / 64), _mm512_set1_ps(1.0f / 64));
-    __m512bh y = _mm512_cvtne2ps_pbh(_mm512_set1_ps((float)seed / 64),
-                                     _mm512_set1_ps((float)seed / 64));
-    for (int c = 0; c < FMA_CHAINS; c++)
-        acc[c] = _mm512_set1_ps((float)c);
-    for (int64_t i = 0; i < iters; i++) {
-#pragma GCC unroll 16
-        for (int c = 0; c < FMA_CHAINS; c++)
-            acc[c] = _mm512_dpbf16_ps(acc[c], x, y);
-    }
-    double sum = 0;
-    for (int c = 0; c < FMA_CHAINS; c++)
-        sum += _mm512_reduce_add_ps(acc[c]);
-    return sum;
-}
-
-/* __builtin_cpu_supports takes only a literal, hence one function each. */
-static int has_avx512f(void) { return __builtin_cpu_supports("avx512f"); }
-static int has_avx2_fma(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-static int has_sse2(void) { return __builtin_cpu_supports("sse2"); }
-static int has_avx512bf16(void) { return __builtin_cpu_supports("avx512bf16"); }
-/* AVX512-FP16 from CPUID (leaf 7, EDX bit 23): clang before 16 rejects
- * "avx512fp16" in __builtin_cpu_supports.  Its register state is
- * AVX-512's, which the avx512f test checks the OS enables. */
-static int has_avx512fp16(void)
-{
-    unsigned a, b, c, d;
-    return has_avx512f() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 23 & 1);
-}
-
-typedef struct {
-    const char *precision, *kernel;
-    int lanes;
-    int (*supported)(void);
-    double (*run)(int64_t iters, double seed);
-} fma_kernel;
-
-/* Per precision, widest first: the first supported one is measured. */
-static const fma_kernel kernels[] = {
-    {"fp64", "fma-avx512", 8, has_avx512f, fma_f64_avx512},
-    {"fp64", "fma-avx2", 4, has_avx2_fma, fma_f64_avx2},
-    {"fp64", "vec128", 2, has_sse2, fma_f64_vec128},
-    {"fp32", "fma-avx512", 16, has_avx512f, fma_f32_avx512},
-    {"fp32", "fma-avx2", 8, has_avx2_fma, fma_f32_avx2},
-    {"fp32", "vec128", 4, has_sse2, fma_f32_vec128},
-    {"bf16", "dpbf16-avx512", 32, has_avx512bf16, dp_bf16_avx512},
-    {"fp16", "fma-avx512fp16", 32, has_avx512fp16, fma_f16_avx512},
-};
-#define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
-
 /* Iterations that take about trial_s on one thread, from a short run. */
-static int64_t calibrate(const fma_kernel *k, double trial_s)
+static int64_t calibrate(const kb_fma_kernel *k, double trial_s)
 {
     int64_t iters = 1 << 14;
     for (;;) {
@@ -190,7 +82,7 @@ static double clock_after(trial_clock *c, bool perf)
 /* Best GFLOP/s of k over `trials` timings, every thread pinned and
  * starting together; the time spans the first start to the last finish.
  * r->clock_ghz is the clock of that best trial. */
-static void measure(const fma_kernel *k, int threads, double trial_s, int trials,
+static void measure(const kb_fma_kernel *k, int threads, double trial_s, int trials,
                     kb_fma_result *r)
 {
     int cpus[1024];
@@ -241,7 +133,7 @@ static void measure(const fma_kernel *k, int threads, double trial_s, int trials
         }
         kb_cycles_close(&c.counter);
     }
-    double flops = (double)team * (double)iters * FMA_CHAINS * k->lanes * 2.0;
+    double flops = (double)team * (double)iters * k->chains * k->lanes() * 2.0;
     r->gflops = flops / best * 1e-9;
     r->clock_ghz = ghz[best_r] / team;
     r->clock_source = !(r->clock_ghz > 0) ? "none"
@@ -253,13 +145,12 @@ int kb_fma_peaks(int threads, double trial_s, int trials, kb_fma_result *out,
 {
     const char *done = "";   /* precision measured last */
     int n = 0;
-    __builtin_cpu_init();
-    for (int i = 0; i < NKERNELS && n < max; i++) {
-        const fma_kernel *k = &kernels[i];
+    for (int i = 0; i < kb_fma_nkernels && n < max; i++) {
+        const kb_fma_kernel *k = &kb_fma_kernels[i];
         /* skip narrower kernels of a precision already measured */
         if (strcmp(k->precision, done) == 0 || !k->supported())
             continue;
-        out[n] = (kb_fma_result){k->precision, k->kernel, k->lanes, 2.0, 0, 0, "none"};
+        out[n] = (kb_fma_result){k->precision, k->kernel, k->lanes(), 2.0, 0, 0, "none"};
         measure(k, threads, trial_s, trials, &out[n]);
         done = k->precision;
         n++;
