@@ -39,7 +39,7 @@ endforeach()
 # (what CMake registers tests by, ReFrame builds by and Spack checks by).
 add_test(NAME backends_table
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/backends_table_test.sh
-                 $<TARGET_FILE:kbench>
+                 ${KB_TEST_KBENCH}
                  ${PROJECT_SOURCE_DIR}/backends/backends.txt)
 
 include(${CMAKE_CURRENT_LIST_DIR}/omp/omp.cmake)
