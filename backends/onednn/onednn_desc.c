@@ -49,8 +49,17 @@ dnnl_data_type_t dn_dtype(kb_dtype dt)
     return dnnl_data_type_undef;
 }
 
+#if defined(__aarch64__)
+#define KB_ONEDNN_ARCH "aarch64"
+#else
+#define KB_ONEDNN_ARCH "this architecture"
+#endif
+
 const char *dn_isa_name(void)
 {
+    /* dnnl_cpu_isa_t names x86's ISAs only: elsewhere oneDNN returns its
+     * own architecture's values through it, which read as x86 names */
+#if defined(__x86_64__)
     switch (dnnl_get_effective_cpu_isa()) {
     case dnnl_cpu_isa_sse41: return "sse41";
     case dnnl_cpu_isa_avx: return "avx";
@@ -64,6 +73,9 @@ const char *dn_isa_name(void)
     case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
     default: return "all";
     }
+#else
+    return KB_ONEDNN_ARCH;
+#endif
 }
 
 int dn_attr_create(const kb_problem *p, dnnl_primitive_attr_t *attr,
