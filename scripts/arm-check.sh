@@ -44,7 +44,8 @@ step() { echo "== arm-check: $* ($((SECONDS - t_start)) s so far)"; }
 # sysroot's libraries are the same Debian release as the cross compiler.
 . /etc/os-release
 suite=${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}
-key=$(printf '%s\n' "$suite" "${packages[@]}" | sha256sum | cut -c1-12)
+layout=2   # raise when what is done to the sysroot below changes
+key=$(printf '%s\n' "$layout" "$suite" "${packages[@]}" | sha256sum | cut -c1-12)
 sysroot=$cache/sysroot-$key
 if [ -f "$sysroot/.complete" ]; then
     step "sysroot cached: $sysroot"
@@ -61,6 +62,12 @@ else
     include=$(IFS=,; echo "${packages[*]}")
     mmdebstrap --quiet --arch=arm64 --variant=extract --include="$include" \
         "$suite" "$sysroot" - <<<"$sources"
+    # what update-alternatives would have linked (extract mode runs no
+    # maintainer scripts): OpenBLAS as the BLAS of an installed kbench
+    multiarch=$sysroot/usr/lib/aarch64-linux-gnu
+    for lib in libopenblas.so.0 libblas.so.3 liblapack.so.3; do
+        ln -sf "openblas-pthread/$lib" "$multiarch/$lib"
+    done
     touch "$sysroot/.complete"
 fi
 
