@@ -21,6 +21,9 @@ foreach(case IN ITEMS help unknown_verb list_models list_kernels_backends
                    ${KB_TEST_KBENCH} ${KB_TEST_JSONL_CHECK})
 endforeach()
 set_tests_properties(cli_sigint PROPERTIES TIMEOUT 180)
+if(CMAKE_CROSSCOMPILING_EMULATOR)   # 10-30 times slower under qemu
+  set_tests_properties(cli_sigint PROPERTIES TIMEOUT 1200)
+endif()
 
 # drivers/' include rules (layering_test.sh).
 add_test(NAME layering_verb_includes
