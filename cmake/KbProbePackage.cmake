@@ -22,6 +22,9 @@ function(kb_probe_package name ok_var reason_var)
   set(args -G ${CMAKE_GENERATOR} -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
            "-DCMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH}"
            "-DCMAKE_MODULE_PATH=${CMAKE_MODULE_PATH}")
+  if(CMAKE_TOOLCHAIN_FILE)   # a cross build's sysroot and search modes
+    list(APPEND args "-DCMAKE_TOOLCHAIN_FILE=${CMAKE_TOOLCHAIN_FILE}" "-DKB_SYSROOT=${KB_SYSROOT}")
+  endif()
   if(${name}_DIR)
     list(APPEND args "-D${name}_DIR=${${name}_DIR}")
   endif()

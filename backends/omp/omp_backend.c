@@ -177,10 +177,10 @@ static void omp_describe(kb_info *info)
     kb_info_add(info, "library", "kbench hand-written OpenMP C");
     kb_info_add(info, "openmp", "%d", _OPENMP);
     kb_info_add(info, "max_threads", "%d", omp_get_max_threads());
-    kb_info_add(info, "micro_kernel", "%dx%d fp32, GCC vector extensions",
-                KB_OMP_MR, KB_OMP_NR);
     /* The start-up choice (omp_ukernels.c; KBENCH_OMP_UKERNEL=portable
      * forces the fallback). */
+    kb_info_add(info, "micro_kernel", "%s",
+                kb_omp_ukernel_for(KB_F32, KB_F32)->name);
     kb_info_add(info, "ukernel_bf16", "%s",
                 kb_omp_ukernel_for(KB_BF16, KB_BF16)->name);
     kb_info_add(info, "ukernel_f16", "%s",

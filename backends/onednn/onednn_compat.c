@@ -32,11 +32,19 @@ const bool dn_bnorm_bwd_takes_shift = DNNL_VERSION_MAJOR < 3;
 
 const char *dn_isa_name(void)
 {
+#if defined(__x86_64__)
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
     for (size_t i = 0; i < sizeof isa_names / sizeof isa_names[0]; i++)
         if (isa_names[i].isa == isa)
             return isa_names[i].name;
     return "all";
+#elif defined(__aarch64__)
+    /* dnnl_cpu_isa_t names x86's ISAs only: elsewhere oneDNN returns its
+     * own architecture's values through it, which read as x86 names */
+    return "aarch64";
+#else
+    return "this architecture";
+#endif
 }
 
 bool dn_fpmath_mode(kb_fpmath f, dnnl_fpmath_mode_t *mode)

@@ -189,10 +189,16 @@ static void ob_describe(kb_info *info)
     kb_info_add(info, "threads", "%d", openblas_get_num_threads());
     kb_info_add(info, "conv", "im2col/vol2col (col2im for BWD_D) + sgemm, "
                 "transform timed");
+    /* the fallback is x86's (AVX2 kernels on an AVX-512 CPU); elsewhere
+     * OpenBLAS's core name is recorded as it is */
+#if defined(__x86_64__)
     __builtin_cpu_init();
     bool fallback = kb_openblas_core_fallback(
         core, __builtin_cpu_supports("avx2"), __builtin_cpu_supports("avx512f"),
         fix, sizeof(fix));
+#else
+    bool fallback = false;
+#endif
     kb_info_add(info, "core_fallback", "%s", fallback ? "true" : "false");
     if (fallback)
         kb_info_add(info, "warning", "%s", fix);

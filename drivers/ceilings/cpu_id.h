@@ -37,6 +37,9 @@ typedef struct {
     bool have_microarch;       /* a row of microarch.conf matched */
     kb_microarch arch;
     char microarch_note[384];  /* when no row matched: why */
+    char emulated[200];        /* "": native; else why this CPU is an
+                                  emulator's (qemu-user), whose timings
+                                  mean nothing */
 } kb_cpu_id;
 
 /* id as a JSON object (results/SCHEMA.md, "cpu_id"), or NULL when out of

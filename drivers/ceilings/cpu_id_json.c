@@ -36,6 +36,7 @@ cJSON *kb_cpu_id_to_json(const kb_cpu_id *id)
     else
         cJSON_AddNullToObject(o, "microarch");
     cJSON_AddStringToObject(o, "microarch_note", id->microarch_note);
+    cJSON_AddStringToObject(o, "emulated", id->emulated);
     cJSON *caches = cJSON_AddObjectToObject(o, "caches");
     if (caches) {
         cJSON_AddStringToObject(caches, "source", id->cache_source);
@@ -105,6 +106,7 @@ int kb_cpu_id_from_json(const cJSON *o, kb_cpu_id *id, const char *what,
         opt_str(o, "microarch", id->arch.name, sizeof id->arch.name, what, err, errlen) ||
         opt_str(o, "microarch_note", id->microarch_note, sizeof id->microarch_note,
                 what, err, errlen) ||
+        opt_str(o, "emulated", id->emulated, sizeof id->emulated, what, err, errlen) ||
         opt_str(o, "kernel", id->kernel, sizeof id->kernel, what, err, errlen) ||
         opt_str(o, "governor", id->governor, sizeof id->governor, what, err, errlen))
         return -1;

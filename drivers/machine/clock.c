@@ -47,10 +47,21 @@ void kb_cycles_close(kb_cycle_counter *c)
     c->fd = -1;
 }
 
+/* 1000 dependent adds of a register, the architecture's way.  Each
+ * takes one cycle on every x86-64 core, and on the Neoverse and
+ * Cortex-A cores (their software optimization guides).  Not `add $1`:
+ * Golden Cove's renamer folds immediate adds (a chain of them read
+ * 15 GHz on a 2.1 GHz Emerald Rapids).  The wall time is kb_now's
+ * clock_gettime: on aarch64 the generic timer (CNTVCT_EL0) through the
+ * vDSO, a fixed-rate count like a constant TSC, not the core's cycles,
+ * hence the chain. */
 #if defined(__x86_64__)
-/* 1000 dependent adds of a register.  Each takes one cycle on every
- * x86-64 core.  Not `add $1`: Golden Cove's renamer folds immediate adds
- * (a chain of them read 15 GHz on a 2.1 GHz Emerald Rapids). */
+#define ADD_1000 ".rept 1000\n\taddq %1, %0\n\t.endr"
+#elif defined(__aarch64__)
+#define ADD_1000 ".rept 1000\n\tadd %0, %0, %1\n\t.endr"
+#endif
+
+#ifdef ADD_1000
 static double add_chain_once(void)
 {
     enum { BLOCKS = 1000 };   /* 1e6 cycles: 0.2-0.5 ms */
@@ -58,7 +69,7 @@ static double add_chain_once(void)
     __asm__ volatile("" : "+r"(one));   /* the compiler cannot know it is 1 */
     double t0 = kb_now();
     for (int b = 0; b < BLOCKS; b++)
-        __asm__ volatile(".rept 1000\n\taddq %1, %0\n\t.endr" : "+r"(x) : "r"(one));
+        __asm__ volatile(ADD_1000 : "+r"(x) : "r"(one));
     double dt = kb_now() - t0;
     return x == (uint64_t)BLOCKS * 1000 && dt > 0 ? 1e-9 * (double)x / dt : 0;
 }
@@ -67,7 +78,7 @@ static double add_chain_once(void)
 double kb_add_chain_ghz(int tries)
 {
     double best = 0;
-#if defined(__x86_64__)
+#ifdef ADD_1000
     /* a preemption or an interrupt only makes a timing slower: the
      * fastest is the clock */
     for (int i = 0; i < tries; i++) {

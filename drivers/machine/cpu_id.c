@@ -6,9 +6,13 @@
 
 #include "kernels/data_dir.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 
 #define GOVERNOR_PATH "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
 
@@ -103,6 +107,48 @@ static void microarch(kb_cpu_id *id)
                  "unreadable microarchitecture table: %s", why);
 }
 
+void kb_cpu_id_from_midr(uint64_t midr, kb_cpu_id *id)
+{
+    snprintf(id->vendor, sizeof id->vendor, "arm:0x%02x", (unsigned)(midr >> 24 & 0xff));
+    id->family = 8;   /* /proc/cpuinfo's "CPU architecture" of every AArch64 core */
+    id->model = (int)(midr >> 4 & 0xfff);
+    id->stepping = (int)(midr >> 20 & 0xf);
+}
+
+#if defined(__aarch64__)
+#ifndef HWCAP_CPUID
+#define HWCAP_CPUID (1UL << 11)
+#endif
+/* An aarch64 program whose /proc/cpuinfo has no "CPU implementer" line
+ * reads the CPU's MIDR_EL1 (implementer, variant, part, revision) from
+ * sysfs, or from the register itself where Linux (HWCAP_CPUID) or qemu
+ * emulates the read.  Under qemu-user, /proc/cpuinfo is the build
+ * machine's (x86): its identity is not this CPU's, and the note says the
+ * run is emulated, so its timings mean nothing. */
+static void midr_identity(kb_cpu_id *id)
+{
+    if (strncmp(id->vendor, "arm:", 4) == 0)
+        return;
+    bool foreign = strcmp(id->vendor, "unknown") != 0;
+    kb_cpu_id_parse_cpuinfo(NULL, id);   /* nothing of the other CPU's */
+    uint64_t midr = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", "r");
+    if (f && fscanf(f, "%" SCNx64, &midr) == 1)
+        kb_cpu_id_from_midr(midr, id);
+    else if (getauxval(AT_HWCAP) & HWCAP_CPUID) {
+        __asm__("mrs %0, MIDR_EL1" : "=r"(midr));
+        kb_cpu_id_from_midr(midr, id);
+    }
+    if (f)
+        fclose(f);
+    if (foreign)
+        snprintf(id->emulated, sizeof id->emulated,
+                 "/proc/cpuinfo describes another architecture than this "
+                 "aarch64 program's: it runs under an emulator (qemu-user), "
+                 "timings mean nothing");
+}
+#endif
+
 void kb_cpu_id_detect(kb_cpu_id *id)
 {
     memset(id, 0, sizeof *id);
@@ -110,6 +156,9 @@ void kb_cpu_id_detect(kb_cpu_id *id)
     kb_cpu_id_parse_cpuinfo(f, id);
     if (f)
         fclose(f);
+#if defined(__aarch64__)
+    midr_identity(id);
+#endif
     kernel_version(id->kernel, sizeof id->kernel);
     governor(id->governor, sizeof id->governor);
     kb_topology t;
@@ -122,4 +171,8 @@ void kb_cpu_id_detect(kb_cpu_id *id)
         }
     }
     microarch(id);
+    if (id->emulated[0]) {   /* no theoretical figure for an emulated CPU */
+        id->have_microarch = false;
+        snprintf(id->microarch_note, sizeof id->microarch_note, "emulated: %s", id->emulated);
+    }
 }

@@ -9,6 +9,7 @@
 
 #include "drivers/ceilings/cpu_id.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Fill id for this machine, including the microarch.conf lookup
@@ -21,6 +22,11 @@ void kb_cpu_id_detect(kb_cpu_id *id);
  * (x86 or arm64 layout) into id; fields absent from f read "unknown"/-1.
  * Can't fail. */
 void kb_cpu_id_parse_cpuinfo(FILE *f, kb_cpu_id *id);
+
+/* The identity fields of an Arm MIDR_EL1 value into id: vendor
+ * "arm:0xIMPLEMENTER", family 8, model the part number, stepping the
+ * variant (as /proc/cpuinfo's arm64 lines read).  Can't fail. */
+void kb_cpu_id_from_midr(uint64_t midr, kb_cpu_id *id);
 
 /* 0..3 for "fp64", "fp32", "bf16", "fp16"; -1 for anything else. */
 int kb_precision_index(const char *precision);

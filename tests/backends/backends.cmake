@@ -26,8 +26,13 @@ foreach(name IN LISTS KB_BACKEND_NAMES)
   else()
     set(test gpu_backend_${name})
   endif()
-  add_test(NAME ${test} COMMAND test_backend ${name}
-           ${PROJECT_SOURCE_DIR}/backends/${KB_BACKEND_FOLDER_${name}}/coverage.txt
+  # coverage_<arch>.txt where a library covers less on that
+  # architecture (cmake/KbArch.cmake's KB_ARCH)
+  set(coverage ${PROJECT_SOURCE_DIR}/backends/${KB_BACKEND_FOLDER_${name}}/coverage)
+  if(EXISTS ${coverage}_${KB_ARCH}.txt)
+    set(coverage ${coverage}_${KB_ARCH})
+  endif()
+  add_test(NAME ${test} COMMAND test_backend ${name} ${coverage}.txt
            ${kb_backend_inputs})
   set_tests_properties(${test} PROPERTIES ENVIRONMENT "${kb_backend_env}")
   if(NOT KB_BACKEND_DEVICE_${name} STREQUAL "cpu")
@@ -39,7 +44,7 @@ endforeach()
 # (what CMake registers tests by, ReFrame builds by and Spack checks by).
 add_test(NAME backends_table
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/backends_table_test.sh
-                 $<TARGET_FILE:kbench>
+                 ${KB_TEST_KBENCH}
                  ${PROJECT_SOURCE_DIR}/backends/backends.txt)
 
 include(${CMAKE_CURRENT_LIST_DIR}/omp/omp.cmake)

@@ -27,10 +27,16 @@ for p in "$src/kernels/catalog" "$src/iostage/profiles.conf"; do
     ! strings "$kb" | grep -qxF "$p" || fail "$kb still names $p"
 done
 
+# KB_TEST_EMULATOR: the command that runs a cross-built kbench
+# (tests/cmake/cmake.cmake), e.g. "qemu-aarch64-static -L SYSROOT".
+read -ra emulator <<<"${KB_TEST_EMULATOR:-}"
 hide=()
 if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then
     trees=("$src")
     case "$build/" in "$src"/*) ;; *) trees+=("$build") ;; esac
+    # an emulator's sysroot may lie in the source tree (.cache/): then
+    # the build tree alone is hidden
+    [ ${#emulator[@]} -eq 0 ] || trees=("$build")
     # sh -c 'SCRIPT' N TREES... KBENCH ARGS...
     # shellcheck disable=SC2016  # expanded by that sh
     hide=(unshare --mount sh -c 'n=$0; while [ "$n" -gt 0 ]; do
@@ -45,7 +51,7 @@ kb() {
     local envargs=(-u KBENCH_CATALOG_DIR -u KBENCH_IO_PROFILES -u KBENCH_DATA_DIR)
     shift
     [ -z "$KB_DATA" ] || envargs+=("KBENCH_DATA_DIR=$KB_DATA")
-    (cd "$tmp" && env "${envargs[@]}" "${hide[@]}" "$kb" "$@") \
+    (cd "$tmp" && env "${envargs[@]}" "${hide[@]}" "${emulator[@]}" "$kb" "$@") \
         >"$tmp/out" 2>&1 || rc=$?
     [ "$rc" -eq "$want" ] || { cat "$tmp/out" >&2; fail "kbench $* exited $rc, expected $want"; }
 }

@@ -12,12 +12,12 @@ set_tests_properties(docs_links docs_links_broken PROPERTIES TIMEOUT 30 LABELS d
 # one line changed).
 add_test(NAME docs_cli_reference
          COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/cli_reference.py
-                 $<TARGET_FILE:kbench> --check ${PROJECT_SOURCE_DIR}/docs/cli.md)
+                 ${KB_TEST_KBENCH} --check ${PROJECT_SOURCE_DIR}/docs/cli.md)
 add_test(NAME docs_cli_reference_stale
          COMMAND sh -c "sed 's/--reps N /--reps M /' \"$1\" > \"$2\" && exec python3 \"$3\" \"$4\" --check \"$2\""
                  sh ${PROJECT_SOURCE_DIR}/docs/cli.md
                  ${CMAKE_CURRENT_BINARY_DIR}/cli_stale.md
-                 ${CMAKE_CURRENT_LIST_DIR}/cli_reference.py $<TARGET_FILE:kbench>)
+                 ${CMAKE_CURRENT_LIST_DIR}/cli_reference.py ${KB_TEST_KBENCH})
 set_tests_properties(docs_cli_reference_stale PROPERTIES WILL_FAIL TRUE)
 set_tests_properties(docs_cli_reference docs_cli_reference_stale PROPERTIES
                      TIMEOUT 30 LABELS docs)

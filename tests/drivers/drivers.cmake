@@ -18,9 +18,12 @@ foreach(case IN ITEMS help unknown_verb list_models list_kernels_backends
         list_layers list_layers_bad run_bad_inputs run_valid run_llc sigint)
   add_test(NAME cli_${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_test.sh ${case}
-                   $<TARGET_FILE:kbench> $<TARGET_FILE:jsonl_check>)
+                   ${KB_TEST_KBENCH} ${KB_TEST_JSONL_CHECK})
 endforeach()
 set_tests_properties(cli_sigint PROPERTIES TIMEOUT 180)
+if(CMAKE_CROSSCOMPILING_EMULATOR)   # 10-30 times slower under qemu
+  set_tests_properties(cli_sigint PROPERTIES TIMEOUT 1200)
+endif()
 
 # drivers/' include rules (layering_test.sh).
 add_test(NAME layering_verb_includes

@@ -124,6 +124,8 @@ static void test_run(void)
     static char err[16384];
     for (size_t i = 0; i < sizeof run_cases / sizeof *run_cases; i++) {
         const run_case *t = &run_cases[i];
+        if (!io_test_engine_usable(t->engine))
+            continue;
         fprintf(stderr, "run: refuse %s, %s, %s readers\n",
                 t->refuse ? t->refuse : "nothing", t->engine, t->readers);
         refuse(t->refuse);
@@ -209,6 +211,8 @@ static void test_checkpoint(void)
     static char out[8192];
     for (size_t i = 0; i < sizeof ckpt_cases / sizeof *ckpt_cases; i++) {
         const ckpt_case *t = &ckpt_cases[i];
+        if (!io_test_engine_usable(t->engine))
+            continue;
         fprintf(stderr, "checkpoint: refuse %s, %s%s\n",
                 t->refuse ? t->refuse : "nothing", t->engine,
                 t->fsync ? ", fsync" : "");

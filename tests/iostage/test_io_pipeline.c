@@ -120,7 +120,7 @@ static void one_profile(const char *name, int files_x_spf)
     const char *readers[] = {"1", "3"};
     const char *seeds[] = {"1", "2"};
     for (int e = 0; e < 3; e++)
-        for (int r = 0; r < 2; r++)
+        for (int r = 0; r < 2 && io_test_engine_usable(engines[e]); r++)
             for (int s = 0; s < 2; s++) {
                 int rc = io_test_cmd(NULL, 0, "run", "--profiles", profiles,
                                      "--profile", name, "--dir", dir,

@@ -35,7 +35,7 @@ kb_add_test(test_blas_geometry kb_backends)   # plain C, always built
 if("cublas" IN_LIST KB_BACKEND_NAMES AND "cudnn" IN_LIST KB_BACKEND_NAMES)
   add_test(NAME cli_cuda_vendor_nodevice
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_cuda_vendor_nodevice.sh
-                   $<TARGET_FILE:kbench> $<TARGET_FILE:jsonl_check>)
+                   ${KB_TEST_KBENCH} ${KB_TEST_JSONL_CHECK})
   set_tests_properties(cli_cuda_vendor_nodevice PROPERTIES SKIP_RETURN_CODE 77)
 endif()
 
@@ -55,17 +55,17 @@ set(kb_gpu_test bash ${CMAKE_CURRENT_LIST_DIR}/gpu_test.sh)
 # The CPU backends' f32 is exact on the fine data (omp first: it must
 # pass every case).
 add_test(NAME fp32_fine_cpu
-         COMMAND ${kb_gpu_test} fine_cpu $<TARGET_FILE:kbench>
+         COMMAND ${kb_gpu_test} fine_cpu ${KB_TEST_KBENCH}
                  ${kb_fp32_strict})
 if(kb_any_gpu)
   # The vendor libraries' fp32 against TF32 (77: no device at all).
   add_test(NAME gpu_fp32_fine
-           COMMAND ${kb_gpu_test} fine_gpu $<TARGET_FILE:kbench>
+           COMMAND ${kb_gpu_test} fine_gpu ${KB_TEST_KBENCH}
                    ${kb_fp32_strict})
   # No device: marked in the listing, a catalog SKIPPED, exit 0 (77: a
   # device is present).
   add_test(NAME gpu_no_device
-           COMMAND ${kb_gpu_test} no_device $<TARGET_FILE:kbench>
+           COMMAND ${kb_gpu_test} no_device ${KB_TEST_KBENCH}
                    ${kb_fp32_strict})
   set_tests_properties(gpu_fp32_fine gpu_no_device PROPERTIES
     LABELS gpu SKIP_RETURN_CODE 77)

@@ -4,7 +4,10 @@
 # tests) does not pick itself; one this CPU cannot run makes every case
 # fail to prepare with "this CPU ... cannot run it", which SKIPS the test.
 # Names omp on purpose: the table is omp's (tests/backends/backend_names_allow.txt).
-foreach(uk portable avx512_bf16)
+# Per architecture (cmake/KbArch.cmake) the entries its table has: on
+# aarch64, neon is the f32 kernel that an SVE CPU does not pick.
+kb_arch_sources(omp_forced_ukernels x86_64 avx512_bf16 aarch64 neon)
+foreach(uk portable ${omp_forced_ukernels})
   add_test(NAME backend_omp_${uk}
            COMMAND test_backend omp ${PROJECT_SOURCE_DIR}/backends/omp/coverage.txt ${kb_backend_inputs})
   set_tests_properties(backend_omp_${uk} PROPERTIES

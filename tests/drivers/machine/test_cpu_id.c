@@ -111,6 +111,27 @@ static void test_arm(void)
         "CPU variant\t: 0x1\nCPU part\t: 0x001\nCPU revision\t: 0\n";
     CHECK(lookup(a64fx, &id, why) == 1);
     CHECK(strcmp(id.arch.name, "a64fx") == 0 && fpc(&id, "fp64", why) == 32);
+    /* Graviton 2's N1 and N2: 2 x 128-bit FMA pipes, 8 fp32 FLOP/cycle */
+    static const char n1[] =
+        "processor\t: 0\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+        "CPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n";
+    CHECK(lookup(n1, &id, why) == 1);
+    CHECK(strcmp(id.arch.name, "neoverse-n1") == 0 && fpc(&id, "fp32", why) == 16);
+    CHECK(fpc(&id, "bf16", why) == 0);   /* no BF16 on N1: no figure */
+}
+
+/* MIDR_EL1 (sysfs midr_el1, or the register) reads as /proc/cpuinfo's
+ * arm64 lines: Neoverse N1 r3p1 is 0x413fd0c1. */
+static void test_midr(void)
+{
+    kb_cpu_id id;
+    memset(&id, 0, sizeof id);
+    kb_cpu_id_from_midr(0x413fd0c1, &id);
+    CHECK_STR(id.vendor, "arm:0x41");
+    CHECK(id.family == 8 && id.model == 0xd0c && id.stepping == 3);
+    kb_cpu_id_from_midr(0x461f0010, &id);   /* A64FX */
+    CHECK_STR(id.vendor, "arm:0x46");
+    CHECK(id.model == 0x001 && id.stepping == 1);
 }
 
 static char dir[] = "/tmp/kb_cpuid_XXXXXX";
@@ -185,7 +206,7 @@ static void test_this_machine(void)
 }
 
 static const check_test tests[] = {
-    CHECK_TEST(x86), CHECK_TEST(arm), CHECK_TEST(bad_table),
+    CHECK_TEST(x86), CHECK_TEST(arm), CHECK_TEST(midr), CHECK_TEST(bad_table),
     CHECK_TEST(this_machine), CHECK_END};
 
 int main(int argc, char **argv)

@@ -16,4 +16,4 @@ if(KB_HIP_ENABLED)
 endif()
 add_test(NAME cli_peaks_gpu
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/gpu_peaks_test.sh
-                 $<TARGET_FILE:kbench> ${kb_gpu_peaks_runtimes})
+                 ${KB_TEST_KBENCH} ${kb_gpu_peaks_runtimes})

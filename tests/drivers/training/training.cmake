@@ -10,7 +10,7 @@ add_dependencies(test_training kb_data_catalog)
 foreach(case IN ITEMS rollup_sum incomplete first_conv report_bars bad_input filtered)
   add_test(NAME training_${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/training_test.sh ${case}
-                   $<TARGET_FILE:kbench>)
+                   ${KB_TEST_KBENCH})
   set_tests_properties(training_${case} PROPERTIES SKIP_RETURN_CODE 77
                        ENVIRONMENT OMP_NUM_THREADS=2)
 endforeach()
