@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP)
+#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP) || defined(KB_GPU_SIM)
 #include "backends/gpu/gpu_runtime.h"   /* C++ inside: not under extern "C" */
 #endif
 
@@ -90,7 +90,7 @@ typedef struct {
     int (*fma_peak)(kb_gpu_fma_result *out, int max, char *err, size_t len);
 } kb_gpu_runtime;
 
-#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP)
+#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP) || defined(KB_GPU_SIM)
 extern const kb_gpu_runtime KB_GPU(runtime);
 
 /* Visible devices (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES apply).
@@ -214,7 +214,7 @@ int KB_GPU(fail)(const char *call, gpuError_t e, char *err, size_t len);
             return KB_GPU(fail)(#call, kb_e_, (err), (len));              \
     } while (0)
 
-#endif /* KB_GPU_CUDA || KB_GPU_HIP */
+#endif /* KB_GPU_CUDA || KB_GPU_HIP || KB_GPU_SIM */
 
 #ifdef __cplusplus
 }
