@@ -461,6 +461,9 @@ void KB_GPU(timing_info)(int launches, kb_info *info)
 /* Through pointers, for the drivers. */
 const kb_gpu_runtime KB_GPU(runtime) = {
     .name = KB_GPU_NAME,
+#if defined(KB_GPU_SIM)
+    .correctness_only = true,
+#endif
     .device_count = KB_GPU(device_count),
     .select = KB_GPU(select),
     .props = KB_GPU(props),

@@ -68,8 +68,10 @@ typedef struct {
 /* One runtime, for the drivers (peaks, the I/O stage's host-to-device
  * copies): the same functions as below, through pointers. */
 typedef struct {
-    const char *name;          /* "cuda" or "hip": the kind of its devices
-                                  in a ceilings file, b->device */
+    const char *name;          /* "cuda", "hip" or "gpusim": the kind of its
+                                  devices in a ceilings file, b->device */
+    bool correctness_only;     /* gpusim: its device is simulated, its
+                                  times are not performance (no ceilings) */
     int (*device_count)(char *why, size_t len);
     int (*select)(int index, char *err, size_t len);
     int (*props)(int index, kb_gpu_props *out, char *err, size_t len);

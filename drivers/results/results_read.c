@@ -209,8 +209,21 @@ static int check_run(const reader *r, const cJSON *o, const char *type)
     return 0;
 }
 
+/* Whether a case record's timings are performance: a correctness-only
+ * backend's (gpusim: GPU kernels simulated on the CPU) say
+ * "performance": false, and no verb that reads results judges, merges or
+ * charts them. */
+static bool is_performance(const cJSON *o)
+{
+    return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "performance"));
+}
+
 static int add_case(const reader *r, const cJSON *o, kb_result_file *f, size_t *cap)
 {
+    if (!is_performance(o)) {
+        f->not_performance++;
+        return 0;
+    }
     if (f->ncases == *cap) {
         size_t n = *cap ? 2 * *cap : 64;
         kb_result_case *v = realloc(f->cases, n * sizeof *v);

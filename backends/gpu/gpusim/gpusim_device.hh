@@ -45,8 +45,11 @@ inline T atomicAdd(T *p, T v)
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
-/* fp16 pairs on _Float16; a pair's FMA rounds once: the product of two
- * halves and their sum with a third are exact in double. */
+/* fp16 pairs on _Float16.  A pair's FMA is fmaf's, rounded to half: a
+ * second rounding the GPU does not make, which can differ in the last
+ * bit on a tie (the ceiling kernel only needs bounded values); through
+ * double it would round once, but double to half is a libgcc call, 20
+ * times slower than float to half (F16C). */
 struct __half2 {
     _Float16 x, y;
 };
@@ -56,8 +59,8 @@ inline __half2 __float2half2_rn(float f)
 }
 inline __half2 __hfma2(__half2 a, __half2 b, __half2 c)
 {
-    return {(_Float16)((double)a.x * (double)b.x + (double)c.x),
-            (_Float16)((double)a.y * (double)b.y + (double)c.y)};
+    return {(_Float16)fmaf((float)a.x, (float)b.x, (float)c.x),
+            (_Float16)fmaf((float)a.y, (float)b.y, (float)c.y)};
 }
 inline float __low2float(__half2 a) { return (float)a.x; }
 inline float __high2float(__half2 a) { return (float)a.y; }

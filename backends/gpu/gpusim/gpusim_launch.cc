@@ -1,7 +1,8 @@
 /* gpusim_launch.cc - a kernel launch on the CPU: the blocks one after
  * another, the threads of a block in the run's mode (gpusim_runtime.h).
  *
- *  ordered: each GPU thread a coroutine (ucontext) on this CPU thread;
+ *  ordered: each GPU thread a coroutine (gpusim_fiber.hh) on this CPU
+ *           thread;
  *           the threads run in index order, each until its next
  *           __syncthreads or its end, then the next: deterministic, so a
  *           missing barrier gives the same wrong answer every time.
@@ -14,17 +15,39 @@
  * on the GPU), and a block starts only when the previous one is done, so
  * the blocks share each kernel's __shared__ statics safely. */
 #include "backends/gpu/gpusim/gpusim_runtime.h"
+#include "backends/gpu/gpusim/gpusim_fiber.hh"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 
 #include <vector>
 
 thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
 int warpSize = 32;
+
+#if defined(GPUSIM_FAST_FIBERS)
+/* gpusim_fiber_switch(save_sp, load_sp): push the callee-saved registers
+ * and the FP control words, save the stack pointer, load the other one,
+ * pop its registers, return where it left off (System V x86-64 ABI). */
+__asm__(".text\n"
+        ".globl gpusim_fiber_switch\n"
+        ".type gpusim_fiber_switch, @function\n"
+        "gpusim_fiber_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n"
+        "  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n"
+        "  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size gpusim_fiber_switch, .-gpusim_fiber_switch\n"
+        ".section .note.GNU-stack,\"\",@progbits\n"
+        ".text\n");
+#endif
 
 namespace {
 
@@ -43,8 +66,8 @@ struct run_state {
     dim3 grid, block;
     unsigned nthreads, nblocks;
     /* ordered */
-    ucontext_t scheduler;
-    std::vector<ucontext_t> fibers;
+    gpusim::fiber scheduler;
+    std::vector<gpusim::fiber> fibers;
     std::vector<bool> done;
     unsigned current;
     /* threads: live threads of the block, those waiting at the barrier,
@@ -63,7 +86,8 @@ thread_local run_state *run;   /* the launch this CPU thread works for */
 void fiber_main()
 {
     (*run->body)();
-    run->done[run->current] = true;   /* back to the scheduler: uc_link */
+    run->done[run->current] = true;
+    gpusim::fiber_switch(&run->fibers[run->current], &run->scheduler);
 }
 
 /* The coroutines' stacks, kept from launch to launch (mapped afresh,
@@ -94,12 +118,8 @@ int run_ordered(run_state &r)
     for (unsigned b = 0; b < r.nblocks; b++) {
         blockIdx = index_of(b, r.grid);
         for (unsigned t = 0; t < n; t++) {
-            ucontext_t &f = r.fibers[t];
-            getcontext(&f);
-            f.uc_stack.ss_sp = stacks + t * STACK_BYTES;
-            f.uc_stack.ss_size = STACK_BYTES;
-            f.uc_link = &r.scheduler;
-            makecontext(&f, fiber_main, 0);
+            gpusim::fiber_make(&r.fibers[t], stacks + t * STACK_BYTES,
+                               STACK_BYTES, fiber_main);
             r.done[t] = false;
         }
         /* one round: every live thread up to its next barrier or end */
@@ -109,7 +129,7 @@ int run_ordered(run_state &r)
                     continue;
                 threadIdx = index_of(t, r.block);
                 r.current = t;
-                swapcontext(&r.scheduler, &r.fibers[t]);
+                gpusim::fiber_switch(&r.scheduler, &r.fibers[t]);
                 if (r.done[t])
                     live--;
             }
@@ -120,7 +140,7 @@ int run_ordered(run_state &r)
 
 void sync_ordered(run_state &r)
 {
-    swapcontext(&r.fibers[r.current], &r.scheduler);
+    gpusim::fiber_switch(&r.fibers[r.current], &r.scheduler);
 }
 
 /* ---- threads ---- */
