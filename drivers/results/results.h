@@ -4,7 +4,7 @@
  * bad input the same way: exit 2 and "FILE:LINE: what is wrong".  Case
  * records whose timings are not performance (a correctness-only backend
  * such as gpusim: "performance": false) are left out here, once for every
- * verb. */
+ * verb; a file of nothing else is refused. */
 #ifndef KB_RESULTS_H
 #define KB_RESULTS_H
 

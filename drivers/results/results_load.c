@@ -18,13 +18,6 @@ char *kb_result_case_key_dup(const kb_result_case *c)
 /* 0 when f can be judged; else -1 with "PATH:LINE: why" in err. */
 static int judgeable(const kb_result_file *f, char *err, size_t len)
 {
-    if (f->ncases == 0 && f->not_performance > 0) {
-        snprintf(err, len, "%s:1: its %zu case records are a correctness-only "
-                 "backend's (\"performance\": false, e.g. gpusim): their "
-                 "timings are not performance, nothing to judge", f->path,
-                 f->not_performance);
-        return -1;
-    }
     if (f->ncases == 0) {
         snprintf(err, len, "%s:1: a run record and no case record: an empty "
                  "run, nothing to judge", f->path);

@@ -323,6 +323,12 @@ int kb_result_file_load(const char *path, kb_result_file *out, char *err,
         r.line = r.line ? r.line : 1;
         rc = fail(&r, "empty: no run record (expected kbench JSON Lines results)");
     }
+    if (rc == 0 && out->ncases == 0 && out->not_performance > 0) {
+        r.line = 1;
+        rc = fail(&r, "its %zu case records are a correctness-only backend's "
+                      "(\"performance\": false, e.g. gpusim): their timings "
+                      "are not performance, nothing to read", out->not_performance);
+    }
     free(line);
     fclose(in);
     if (rc)

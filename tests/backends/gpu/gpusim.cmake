@@ -90,3 +90,14 @@ if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=thread")
     LABELS "gpu;gpusim;gpusim_threads" ENVIRONMENT "KBENCH_GPUSIM_MODE=threads"
     PASS_REGULAR_EXPRESSION "WARNING: ThreadSanitizer: data race")
 endif()
+
+# Correctness only, end to end: not in the default set, its records say
+# so, and merge and compare leave them out.
+foreach(case default_set left_out)
+  add_test(NAME gpusim_cli_${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/gpusim_cli.sh ${case}
+                   $<TARGET_FILE:kbench>)
+  set_tests_properties(gpusim_cli_${case} PROPERTIES
+    LABELS "gpusim;gpusim_ordered"
+    ENVIRONMENT "OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive")
+endforeach()
