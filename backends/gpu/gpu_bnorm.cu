@@ -309,7 +309,8 @@ static int bnorm_run(const kb_problem *p, void *const arg[KB_ARG_MAX],
         if ((e = gpuGetLastError()) != gpuSuccess)
             return launch_failed("bnorm_stats", grid, block, e, err, len);
         const dim3 channels((unsigned)g.C), line(THREADS);
-        KB_GPU_LAUNCH(channels, line, bnorm_finalize<T>)(g, (const T *)ws, mean, var);
+        KB_GPU_LAUNCH(channels, line, bnorm_finalize<T>)(g, (const T *)ws,
+                                                         mean, var);
         if ((e = gpuGetLastError()) != gpuSuccess)
             return launch_failed("bnorm_finalize", channels, line, e, err,
                                  len);
