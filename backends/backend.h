@@ -38,6 +38,12 @@ void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
  * device present.  Can't fail. */
 bool kb_info_no_device(const kb_info *info);
 
+/* Why the device is absent, for a run that leaves the backend out: the
+ * "no_device" fact ("no CUDA device: cudaGetDeviceCount: ..."), or a
+ * generic phrase when the facts give none.  NULL when the device is
+ * present.  Can't fail. */
+const char *kb_info_no_device_why(const kb_info *info);
+
 /* What a run asks of every backend before its first case (kbench run
  * --device, --tuning, --launches, --flush-l2).  CPU backends take none
  * of it. */

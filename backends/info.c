@@ -20,11 +20,25 @@ void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
     info->n++;
 }
 
-bool kb_info_no_device(const kb_info *info)
+/* The value of key, or NULL. */
+static const char *value_of(const kb_info *info, const char *key)
 {
     for (int i = 0; i < info->n; i++)
-        if (strcmp(info->kv[i].key, "device") == 0 &&
-            strcmp(info->kv[i].value, "none") == 0)
-            return true;
-    return false;
+        if (strcmp(info->kv[i].key, key) == 0)
+            return info->kv[i].value;
+    return NULL;
+}
+
+bool kb_info_no_device(const kb_info *info)
+{
+    const char *device = value_of(info, "device");
+    return device && strcmp(device, "none") == 0;
+}
+
+const char *kb_info_no_device_why(const kb_info *info)
+{
+    if (!kb_info_no_device(info))
+        return NULL;
+    const char *why = value_of(info, "no_device");
+    return why ? why : "its device is absent";
 }

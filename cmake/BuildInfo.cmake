@@ -1,5 +1,6 @@
 # BuildInfo.cmake - records how kbench was built, for the run record's
-# provenance: compiler id, version and flags as built (buildinfo.h), and the
+# provenance: compiler id, version and the C flags as given to the
+# compiler (buildinfo.h, written when CMake generates the build), and the
 # git commit as built (kb_git_commit(), "-dirty" with local changes).
 
 # The commit is taken at build time, not here: kb_buildinfo's one source
@@ -15,12 +16,39 @@ add_dependencies(kb_buildinfo kb_git_commit)
 # buildinfo.h, for every library that records provenance
 target_include_directories(kb_buildinfo PUBLIC ${CMAKE_BINARY_DIR}/generated)
 
+# KB_BUILD_FLAGS: the flags the C compiler is given for kbench's code, in
+# its order: the cache's C flags and those of the build type, then the
+# compile options of kb_backends (the library every kernel is in): the
+# project's add_compile_options() and OpenMP's, through its links.  Those
+# options are evaluated for C when CMake generates the build: read here,
+# at configure time, they would still be generator expressions
+# ($<$<COMPILE_LANGUAGE:C>:-march=native>), never what the compiler got.
+# Files with options of their own (drivers/machine's fma_peak.c) add to
+# these.
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _bt)
-set(KB_BUILD_FLAGS "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bt}}")
-get_directory_property(_opts COMPILE_OPTIONS)
-string(JOIN " " _opts_str ${_opts})
-string(APPEND KB_BUILD_FLAGS " ${_opts_str} ${OpenMP_C_FLAGS}")
-string(STRIP "${KB_BUILD_FLAGS}" KB_BUILD_FLAGS)
+string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bt}}" _cache_flags)
+string(REGEX REPLACE "[ \t]+" " " _cache_flags "${_cache_flags}")
+string(REPLACE "\\" "\\\\" _cache_flags "${_cache_flags}")   # a C string
+string(REPLACE "\"" "\\\"" _cache_flags "${_cache_flags}")
+if(_cache_flags)
+  string(APPEND _cache_flags " ")
+endif()
+# The language standard's flag comes last, as CMake puts it.
+if(CMAKE_C_EXTENSIONS)
+  set(_std_flag "${CMAKE_C${CMAKE_C_STANDARD}_EXTENSION_COMPILE_OPTION}")
+else()
+  set(_std_flag "${CMAKE_C${CMAKE_C_STANDARD}_STANDARD_COMPILE_OPTION}")
+endif()
+set(KB_BUILD_FLAGS "${_cache_flags}$<JOIN:$<TARGET_PROPERTY:kb_backends,COMPILE_OPTIONS>, > ${_std_flag}")
+# tests/cmake/build_flags_test.py compares KB_BUILD_FLAGS with a compile
+# command of kb_backends, the exact flags the compiler got.
+if(NOT DEFINED CMAKE_EXPORT_COMPILE_COMMANDS)
+  set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+endif()
 
 configure_file(${CMAKE_SOURCE_DIR}/cmake/buildinfo.h.in
-               ${CMAKE_BINARY_DIR}/generated/buildinfo.h @ONLY)
+               ${CMAKE_BINARY_DIR}/generated/buildinfo.h.genex @ONLY)
+# Evaluated once, for C (a GPU build enables CUDA too).
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/generated/buildinfo.h
+     INPUT ${CMAKE_BINARY_DIR}/generated/buildinfo.h.genex
+     CONDITION $<COMPILE_LANGUAGE:C>)

@@ -72,9 +72,13 @@ typedef struct {
     kb_info plan_info;
 } kb_case_record;
 
-/* Summary counts, for the last record and the exit code. */
+/* Summary counts, for the last record and the exit code.  left_out
+ * counts the cases of the backends a default run left out (their device
+ * is absent), apart from those SKIPPED; left_out_backends names them. */
 typedef struct {
-    int64_t passed, failed, skipped, errors, mistrusted;
+    int64_t passed, failed, skipped, errors, mistrusted, left_out;
+    const kb_backend *const *left_out_backends;
+    int nleft_out_backends;
     bool interrupted;
 } kb_summary;
 

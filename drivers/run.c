@@ -665,6 +665,9 @@ int kb_run_execute(const kb_run_opts *o)
 {
     run_state rs = {.o = o, .progress = isatty(STDERR_FILENO)};
     rs.total = (int64_t)o->problems.n * o->nbackends;
+    rs.summary.left_out = (int64_t)o->problems.n * o->nleft_out;
+    rs.summary.left_out_backends = o->left_out;
+    rs.summary.nleft_out_backends = o->nleft_out;
     char err[512];
 
     if (o->dump_dir && !(rs.dump = kb_dump_open(o->dump_dir, err,

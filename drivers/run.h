@@ -23,6 +23,10 @@ typedef struct {
 
     const kb_backend *backends[KB_RUN_MAX_BACKENDS];
     int nbackends;
+    /* Backends left out of the default set (no --backend) because their
+     * device is absent: counted in the summary, never run. */
+    const kb_backend *left_out[KB_RUN_MAX_BACKENDS];
+    int nleft_out;
 
     int threads;               /* 0: OpenMP's default */
     kb_backend_config device;  /* --device, --tuning, --launches,

@@ -214,6 +214,11 @@ static int jsonl_end(kb_writer *w, const kb_summary *s)
     cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
     cJSON_AddNumberToObject(o, "errors", (double)s->errors);
     cJSON_AddNumberToObject(o, "mistrusted", (double)s->mistrusted);
+    cJSON_AddNumberToObject(o, "left_out", (double)s->left_out);
+    cJSON *names = cJSON_AddArrayToObject(o, "left_out_backends");
+    for (int i = 0; names && i < s->nleft_out_backends; i++)
+        cJSON_AddItemToArray(names,
+                             cJSON_CreateString(s->left_out_backends[i]->name));
     cJSON_AddBoolToObject(o, "interrupted", s->interrupted);
     return kb_writer_jsonl_object(w, o);
 }

@@ -94,15 +94,33 @@ static int table_case(kb_writer *w, const kb_case_record *r)
     return finish(w);
 }
 
+/* ", N left out (no device: a, b)" when a default run left backends
+ * out, else "": their cases are not SKIPPED, they were never run. */
+static void left_out_note(const kb_summary *s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (s->nleft_out_backends == 0)
+        return;
+    int n = snprintf(buf, len, ", %lld left out (no device:",
+                     (long long)s->left_out);
+    for (int i = 0; i < s->nleft_out_backends && n > 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s %s", i ? "," : "",
+                      s->left_out_backends[i]->name);
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ")");
+}
+
 static int table_end(kb_writer *w, const kb_summary *s)
 {
+    char left_out[512];
+    left_out_note(s, left_out, sizeof left_out);
     fprintf(w->out, "%lld passed, %lld failed, %lld skipped, %lld errors, "
-            "%lld mistrusted%s"
+            "%lld mistrusted%s%s"
             "  (mism/points: \"p\" = projected, \"s\" = sampled validation; "
             "%%roof: of the "
             "attainable, M/C = memory/compute bound, ! = above the roof)\n",
             (long long)s->passed, (long long)s->failed, (long long)s->skipped,
-            (long long)s->errors, (long long)s->mistrusted,
+            (long long)s->errors, (long long)s->mistrusted, left_out,
             s->interrupted ? ", INTERRUPTED" : "");
     return finish(w);
 }

@@ -9,6 +9,10 @@
 # Extra arguments go to `kbench run` (e.g. --model resnet50).
 # Run as root or as a user with sudo: only setup-debian.sh's apt-get is
 # run as root; the build and out/ belong to whoever runs this.
+# To keep every run in a performance history and fail on a regression
+# (docs/history.md), follow it with:
+#   build/default/kbench history add out/results.jsonl --db history.db
+#   build/default/kbench history changes --db history.db --fail-on regression
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh

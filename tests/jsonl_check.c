@@ -189,6 +189,9 @@ int main(int argc, char **argv)
                 int_field(o, "mistrusted") != tally[4])
                 fail(line, "summary counts disagree with the case records", NULL);
             need(line, o, "interrupted", cJSON_IsBool);
+            /* backends a default run left out: counted, never in a case */
+            need(line, o, "left_out", cJSON_IsNumber);
+            need(line, o, "left_out_backends", cJSON_IsArray);
         } else {
             fail(line, "unknown record type", t);
         }

@@ -211,6 +211,7 @@ void KB_GPU(describe)(kb_info *info)
 #endif
     if (!KB_GPU(ready)(why, sizeof why)) {
         kb_info_add(info, "device", "none");
+        kb_info_add(info, "no_device", "%s", why);
         kb_info_add(info, "warning", "%s: its cases are SKIPPED", why);
         return;
     }

@@ -124,7 +124,8 @@ int KB_GPU(free_bytes)(uint64_t *free_bytes, uint64_t *total_bytes,
 /* describe(): the runtime and driver versions, the visible-devices
  * variable, and the configured device's identity (name, UUID, PCI bus,
  * architecture, SM/CU count, clocks, memory, ECC); with no device,
- * "device: none" and a "warning" (printed once per run). */
+ * "device: none", "no_device" (why) and a "warning" (printed once per
+ * run that names the backend). */
 void KB_GPU(describe)(kb_info *info);
 
 /* Checked device memory, copies (synchronous) and pinned host memory. */

@@ -122,6 +122,56 @@ static int select_backends(cmdline *cl)
     return 0;
 }
 
+/* The default set (no --backend) leaves out every backend whose device is
+ * absent, a GPU backend built on a machine without its GPU: each of its
+ * cases would be SKIPPED for that one reason, burying those that ran.
+ * Said once, before anything runs, for each reason with the backends it
+ * applies to; the summary counts their cases as left out.  Named with
+ * --backend, such a backend stays and its cases are SKIPPED.  Returns 0,
+ * or -1 when no backend is left (printed). */
+static int leave_out_absent(kb_run_opts *o)
+{
+    char why[KB_RUN_MAX_BACKENDS][sizeof ((kb_info *)0)->kv[0].value];
+    int kept = 0;
+    for (int i = 0; i < o->nbackends; i++) {
+        const kb_backend *b = o->backends[i];
+        kb_info info = {0};
+        if (b->describe)
+            b->describe(&info);
+        const char *absent = kb_info_no_device_why(&info);
+        if (!absent) {
+            o->backends[kept++] = b;
+            continue;
+        }
+        snprintf(why[o->nleft_out], sizeof why[0], "%s", absent);
+        o->left_out[o->nleft_out++] = b;
+    }
+    o->nbackends = kept;
+    for (int i = 0; i < o->nleft_out; i++) {
+        int first = 0;
+        while (strcmp(why[first], why[i]) != 0)
+            first++;
+        if (first < i)
+            continue;   /* said with an earlier backend */
+        char names[512] = "";
+        for (int j = i; j < o->nleft_out; j++)
+            if (strcmp(why[j], why[i]) == 0) {
+                size_t n = strlen(names);
+                snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
+                         o->left_out[j]->name);
+            }
+        fprintf(stderr, "kbench run: note: %s left out of the default "
+                "backends: %s (name them with --backend to record their "
+                "cases SKIPPED)\n", names, why[i]);
+    }
+    if (o->nbackends == 0) {
+        fputs("kbench run: no backend of this build has its device; name "
+              "one with --backend to record its cases SKIPPED\n", stderr);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- command line ---- */
 
 /* --model, --desc and --batch, kept in command-line order. */
@@ -278,8 +328,11 @@ static const kb_option run_options[] = {
      .help = "keep layers whose name matches (POSIX ERE)"},
     {.name = "backend", .type = KB_OPT_STRING, .metavar = "B[,B...]",
      .offset = offsetof(cmdline, backends),
-     .help = "backends to run (default: all built but the\n"
-             "correctness-only ones; kbench list backends)"},
+     .help = "backends to run (default: all built whose
+"
+             "device is present, but the correctness-only
+"
+             "ones; kbench list backends)"},
     {.name = "mb", .type = KB_OPT_INT, .metavar = "N", .min = 1, .max = INT32_MAX,
      .offset = offsetof(cmdline, mb),
      .help = "batch size for every problem (catalogs: 1)"},
@@ -609,8 +662,11 @@ static int prepare_run(cmdline *cl)
     o->device.launches = (int)cl->launches;
     o->device.flush_l2 = cl->flush_l2 == 1;
     kb_verb_command_line(&o->argc, &o->argv);
+    /* configure() first: a device is chosen (--device) before it is
+     * asked whether it is there */
     if (check_training(cl) != 0 || select_backends(cl) != 0 ||
-        kb_run_configure_backends(o) != 0)
+        kb_run_configure_backends(o) != 0 ||
+        (!cl->backends && leave_out_absent(o) != 0))
         return -1;
     if (cl->nsources == 0)
         rc = load_default_suite(cl);

@@ -71,5 +71,12 @@ if(kb_any_gpu)
   set_tests_properties(gpu_fp32_fine gpu_no_device PROPERTIES
     LABELS gpu SKIP_RETURN_CODE 77)
 endif()
+# No device and no --backend: the GPU backends are left out of the run,
+# named once, counted in the summary (77: a device is present, or no GPU
+# backend is built; test_default_backends checks the same on any build).
+add_test(NAME gpu_default_run
+         COMMAND ${kb_gpu_test} default_run $<TARGET_FILE:kbench>
+                 ${kb_fp32_strict})
+set_tests_properties(gpu_default_run PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 
 include(${CMAKE_CURRENT_LIST_DIR}/gpusim.cmake)

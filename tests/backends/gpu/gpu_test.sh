@@ -32,6 +32,7 @@ for b in json.load(sys.stdin):
         print(b["name"], b["device"])' "$want")
 if [ ${#names[@]} -eq 0 ]; then
     echo "gpu_test: kbench lists no $want backend"
+    [ "$case_name" = default_run ] && exit 77   # a CPU-only build
     exit 1
 fi
 list=$(IFS=,; echo "${names[*]}")
@@ -148,6 +149,50 @@ test_no_device() {
         fail "a GPU case ran without a device: $(bad_status "$tmp/sum" PASSED FAILED ERROR MISTRUSTED)"
     fi
     expect "$tmp/err" "no (CUDA|HIP) device" "the warning said once"
+}
+
+# No device, no --backend: the GPU backends are left out of the default
+# set, named on stderr once per reason, with it; none has a case record,
+# and the summary counts their cases as left_out, apart from SKIPPED.
+# Skipped (77) where a device is present, or no GPU backend is built.
+test_default_run() {
+    for b in "${names[@]}"; do
+        if has_device "$b"; then
+            echo "$b has a device: skipped"
+            exit 77
+        fi
+    done
+    run_kb 0 run --batch "$batch" --reps 1 --warmup 0 --min-time 0 \
+        --json "$tmp/r.jsonl"
+    summarize "$tmp/r.jsonl" >"$tmp/sum"
+    for i in "${!names[@]}"; do
+        local b=${names[$i]} v=${vendors[$i]}
+        if grep -q "^$b " "$tmp/sum"; then
+            fail "$b has case records: $(grep "^$b " "$tmp/sum")"
+        fi
+        [ "$(grep -cE "note: (.*, )?$b(,.*)? left out of the default backends: no $v device" "$tmp/err")" -eq 1 ] ||
+            fail "$b: not named once, with 'no $v device': $(cat "$tmp/err")"
+    done
+    if grep -q "warning:.*no (CUDA|HIP) device" "$tmp/err"; then
+        fail "the no-device warning is said for a run that left them out"
+    fi
+    expect "$tmp/out" "[0-9]+ skipped, [0-9]+ errors, [0-9]+ mistrusted, [1-9][0-9]* left out \\(no device: " \
+        "the table's summary line"
+    python3 - "$tmp/r.jsonl" "${names[@]}" <<'PY' || fail "summary record: left_out"
+import collections, json, sys
+path, gpus = sys.argv[1], sys.argv[2:]
+records = [json.loads(line) for line in open(path)]
+per_backend = collections.Counter(r["backend"] for r in records
+                                  if r["type"] == "case")
+problems = set(per_backend.values())
+summary = records[-1]
+print("cases per backend:", dict(per_backend), "summary:", summary)
+assert len(problems) == 1, "backends ran different numbers of cases"
+assert summary["left_out"] == problems.pop() * len(gpus)
+assert summary["left_out_backends"] == gpus
+assert summary["skipped"] == sum(r["status"] == "SKIPPED" for r in records
+                                 if r["type"] == "case")
+PY
 }
 
 run_case "$case_name"

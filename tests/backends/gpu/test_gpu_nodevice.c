@@ -1,7 +1,7 @@
 /* test_gpu_nodevice.c - every registered backend whose device is not
  * "cpu", on a machine without that device: describe() says "device" none
- * with a "warning" naming the missing device ("no CUDA device", "no HIP
- * device"), supports() SKIPs a GEMM, a conv and a bnorm with that reason,
+ * with a "no_device" reason and a "warning" naming the missing device
+ * ("no CUDA device", "no HIP device"), supports() SKIPs a GEMM, a conv and a bnorm with that reason,
  * device_free() fails with it, and configure() still checks the run's
  * settings (--launches 0 refused; a hand backend's unknown --tuning
  * refused naming the tunings it has).  The hand backends count bnorm
@@ -84,6 +84,7 @@ static void check_backend(const kb_backend *b, const char *missing)
     b->describe(&info);
     CHECK_STR(info_value(&info, "device"), "none");
     CHECK(contains(info_value(&info, "warning"), missing));
+    CHECK(contains(kb_info_no_device_why(&info), missing));
 
     const char *descs[] = {"m8n8k8", "mb1ic4ih8oc4kh3", "mb2ic3ih5iw7"};
     for (size_t i = 0; i < sizeof descs / sizeof descs[0]; i++) {
