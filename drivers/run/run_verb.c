@@ -328,10 +328,8 @@ static const kb_option run_options[] = {
      .help = "keep layers whose name matches (POSIX ERE)"},
     {.name = "backend", .type = KB_OPT_STRING, .metavar = "B[,B...]",
      .offset = offsetof(cmdline, backends),
-     .help = "backends to run (default: all built whose
-"
-             "device is present, but the correctness-only
-"
+     .help = "backends to run (default: all built whose\n"
+             "device is present, but the correctness-only\n"
              "ones; kbench list backends)"},
     {.name = "mb", .type = KB_OPT_INT, .metavar = "N", .min = 1, .max = INT32_MAX,
      .offset = offsetof(cmdline, mb),
