@@ -60,7 +60,12 @@ typedef struct {
 typedef struct kb_backend {
     const char *name;          /* "omp", "openblas", ... */
     const char *kind;          /* "hand" or "vendor" */
-    const char *device;        /* "cpu", "cuda" or "hip" */
+    const char *device;        /* "cpu", "cuda", "hip" or "gpusim" */
+    /* Its timings are not performance (gpusim: GPU kernels simulated on
+     * the CPU): never in the default backend set, and its records say
+     * so ("performance": false), so that report, compare, baseline and
+     * merge leave them out. */
+    bool correctness_only;
 
     /* Can this backend run p?  If not, a reason for the SKIPPED record. */
     bool (*supports)(const kb_problem *p, char *why, size_t len);

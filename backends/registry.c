@@ -30,6 +30,9 @@ static const kb_gpu_runtime *const runtimes[] = {
 #ifdef KB_HAVE_HIP
     &kb_hip_runtime,
 #endif
+#ifdef KB_HAVE_GPUSIM
+    &kb_gpusim_runtime,
+#endif
     NULL,
 };
 

@@ -110,3 +110,26 @@ function(kb_hip_objects out)
   endforeach()
   set(${out} ${objs} PARENT_SCOPE)
 endfunction()
+
+# ---- gpusim: the same kernels on the CPU (backends/gpu/gpusim) ----
+#   -DKBENCH_GPUSIM=ON|OFF      ON (default) builds the backend gpusim
+#                               wherever a C++ compiler is found
+option(KBENCH_GPUSIM
+       "Build gpusim: the hand-written GPU kernels run on the CPU, for correctness (needs a C++ compiler)"
+       ON)
+set(KB_GPUSIM_ENABLED OFF)
+if(NOT KBENCH_GPUSIM)
+  set(KB_GPUSIM_WHY "KBENCH_GPUSIM=OFF")
+else()
+  include(CheckLanguage)
+  check_language(CXX)
+  if(NOT CMAKE_CXX_COMPILER)
+    set(KB_GPUSIM_WHY "no C++ compiler found")
+  else()
+    enable_language(CXX)
+    set(CMAKE_CXX_STANDARD 17)
+    set(CMAKE_CXX_STANDARD_REQUIRED ON)
+    find_package(Threads REQUIRED)
+    set(KB_GPUSIM_ENABLED ON)
+  endif()
+endif()

@@ -170,6 +170,9 @@ static int jsonl_case(kb_writer *w, const kb_case_record *r)
     cJSON_AddNumberToObject(o, "count", (double)p->count);
     cJSON_AddStringToObject(o, "kernel", kb_problem_kernel_name(p));
     cJSON_AddStringToObject(o, "backend", r->backend);
+    const kb_backend *b = kb_backend_find(r->backend);
+    if (b && b->correctness_only)   /* results_read.c leaves it out */
+        cJSON_AddFalseToObject(o, "performance");
     char dts[32];
     kb_dts_format(&p->dt, dts, sizeof dts);
     cJSON_AddStringToObject(o, "dtype", dts);

@@ -1,5 +1,6 @@
-/* gpu_backend.c - the hand-written GPU backends `cuda` and `hip` behind
- * backends/backend.h: one file, compiled once per runtime.
+/* gpu_backend.c - the hand-written GPU backends `cuda`, `hip` and
+ * `gpusim` (the same kernels on the CPU) behind backends/backend.h: one
+ * file, compiled once per runtime.
  *
  * prepare() allocates a device buffer per tensor, and the workspace a
  * kernel needs (bnorm training's partial statistics), and uploads the host
@@ -198,6 +199,8 @@ static void gpu_describe(kb_info *info)
     kb_info_add(info, "kernels", "one CUDA C source (backends/gpu) built by "
 #if defined(KB_GPU_HIP)
                 "hipcc"
+#elif defined(KB_GPU_SIM)
+                "the host C++ compiler, run on the CPU (gpusim)"
 #else
                 "nvcc"
 #endif
@@ -250,4 +253,7 @@ const kb_backend KB_GPU_BACKEND = {
     .device_bytes = gpu_device_bytes,
     .device_free = KB_GPU(device_free),
     .plan_info = gpu_plan_info,
+#if defined(KB_GPU_SIM)
+    .correctness_only = true,
+#endif
 };

@@ -305,16 +305,17 @@ static int bnorm_run(const kb_problem *p, void *const arg[KB_ARG_MAX],
                      s.workspace_bytes);
             return -1;
         }
-        bnorm_stats<T><<<grid, block>>>(g, src, (T *)ws);
+        KB_GPU_LAUNCH(grid, block, bnorm_stats<T>)(g, src, (T *)ws);
         if ((e = gpuGetLastError()) != gpuSuccess)
             return launch_failed("bnorm_stats", grid, block, e, err, len);
         const dim3 channels((unsigned)g.C), line(THREADS);
-        bnorm_finalize<T><<<channels, line>>>(g, (const T *)ws, mean, var);
+        KB_GPU_LAUNCH(channels, line, bnorm_finalize<T>)(g, (const T *)ws,
+                                                         mean, var);
         if ((e = gpuGetLastError()) != gpuSuccess)
             return launch_failed("bnorm_finalize", channels, line, e, err,
                                  len);
     }
-    bnorm_normalise<T><<<grid, block>>>(
+    KB_GPU_LAUNCH(grid, block, bnorm_normalise<T>)(
         g, (T)p->bnorm.eps, src, (T *)arg[KB_ARG_DST], mean, var,
         (const T *)arg[KB_ARG_SCALE], (const T *)arg[KB_ARG_SHIFT]);
     if ((e = gpuGetLastError()) != gpuSuccess)

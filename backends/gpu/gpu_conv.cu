@@ -112,7 +112,7 @@ int conv_launch(const kb_problem *p, void *const arg[KB_ARG_MAX], char *err,
     if (!tile_grid_of(q.rows, q.ocg, q.g, S::bm, S::bn, &grid, &blocks, err,
                       len))
         return -1;
-    conv_kernel<T, S, NXC><<<blocks, S::threads>>>(
+    KB_GPU_LAUNCH(blocks, S::threads, conv_kernel<T, S, NXC>)(
         q, (const T *)arg[KB_ARG_SRC], (const T *)arg[KB_ARG_WEI],
         (const T *)bia, (T *)arg[KB_ARG_DST], grid);
     char what[256];
@@ -163,7 +163,7 @@ int depthwise_launch(const kb_problem *p, void *const arg[KB_ARG_MAX],
         blocks = grid_max;     /* the grid-stride loop does the rest */
     if (blocks < 1)
         return 0;
-    depthwise_kernel<T><<<(unsigned)blocks, (unsigned)threads>>>(
+    KB_GPU_LAUNCH((unsigned)blocks, (unsigned)threads, depthwise_kernel<T>)(
         q, (const T *)arg[KB_ARG_SRC], (const T *)arg[KB_ARG_WEI],
         (const T *)bia, (T *)arg[KB_ARG_DST], total);
     char what[256];

@@ -1,6 +1,7 @@
 /* gpu_device.c - the GPU runtime layer (gpu_device.h), written once and
- * compiled by the C compiler twice: with KB_GPU_CUDA against CUDA's
- * runtime API, with KB_GPU_HIP against HIP's. */
+ * compiled by the C compiler three times: with KB_GPU_CUDA against CUDA's
+ * runtime API, with KB_GPU_HIP against HIP's, with KB_GPU_SIM against
+ * gpusim's (the CPU). */
 #include "backends/gpu/gpu_device.h"
 
 #include <stdio.h>
@@ -148,6 +149,8 @@ int KB_GPU(props)(int index, kb_gpu_props *out, char *err, size_t len)
 #if defined(KB_GPU_CUDA)
     snprintf(out->arch, sizeof out->arch, "sm_%d%d", out->cc_major,
              out->cc_minor);
+#elif defined(KB_GPU_SIM)
+    snprintf(out->arch, sizeof out->arch, "gpusim-w%d", prop.warpSize);
 #endif
     out->sm_count = attribute(gpuDevAttrMultiProcessorCount, index);
     /* kHz; CUDA 13 dropped cudaDeviceProp's clock fields */
@@ -198,10 +201,14 @@ void KB_GPU(describe)(kb_info *info)
         format_version(rt, v, sizeof v);
         kb_info_add(info, "runtime", "%s %s", KB_GPU_VENDOR_NAME, v);
     }
+#if defined(KB_GPU_SIM)
+    kb_info_add(info, "timings", "%s", KB_GPUSIM_TIMINGS);
+#else
     const char *env = getenv(strcmp(KB_GPU_NAME, "hip") == 0
                                  ? "HIP_VISIBLE_DEVICES"
                                  : "CUDA_VISIBLE_DEVICES");
     kb_info_add(info, "visible_devices", "%s", env ? env : "(unset: all)");
+#endif
     if (!KB_GPU(ready)(why, sizeof why)) {
         kb_info_add(info, "device", "none");
         kb_info_add(info, "no_device", "%s", why);
@@ -353,7 +360,7 @@ void KB_GPU(math_env_info)(kb_info *info)
     static const char *const vars[] = {
 #if defined(KB_GPU_CUDA)
         "NVIDIA_TF32_OVERRIDE",   /* 0 turns TF32 off in cuBLAS and cuDNN */
-#else
+#elif defined(KB_GPU_HIP)
         /* 1 runs fp16 on gfx90a's bf16 instructions (rocBLAS, MIOpen) */
         "ROCBLAS_INTERNAL_FP16_ALT_IMPL",
         "MIOPEN_DEBUG_CONVOLUTION_ATTRIB_FP16_ALT_IMPL",
@@ -428,6 +435,16 @@ out:
 
 void KB_GPU(timing_info)(int launches, kb_info *info)
 {
+#if defined(KB_GPU_SIM)
+    gpusim_mode mode;
+    int warp;
+    char why[160];
+    if (gpusim_settings(&mode, &warp, why, sizeof why) == 0) {
+        kb_info_add(info, "gpusim_mode", "%s", gpusim_mode_name(mode));
+        kb_info_add(info, "gpusim_warp", "%d", warp);
+    }
+    kb_info_add(info, "timings", "%s", KB_GPUSIM_TIMINGS);
+#endif
     kb_info_add(info, "timer", "%s events around each sample", KB_GPU_VENDOR_NAME);
     kb_info_add(info, "launches_per_sample", "%d%s", launches,
                 launches > 1 ? " (back-to-back between two events, the "
@@ -445,6 +462,9 @@ void KB_GPU(timing_info)(int launches, kb_info *info)
 /* Through pointers, for the drivers. */
 const kb_gpu_runtime KB_GPU(runtime) = {
     .name = KB_GPU_NAME,
+#if defined(KB_GPU_SIM)
+    .correctness_only = true,
+#endif
     .device_count = KB_GPU(device_count),
     .select = KB_GPU(select),
     .props = KB_GPU(props),

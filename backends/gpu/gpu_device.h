@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP)
+#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP) || defined(KB_GPU_SIM)
 #include "backends/gpu/gpu_runtime.h"   /* C++ inside: not under extern "C" */
 #endif
 
@@ -68,8 +68,10 @@ typedef struct {
 /* One runtime, for the drivers (peaks, the I/O stage's host-to-device
  * copies): the same functions as below, through pointers. */
 typedef struct {
-    const char *name;          /* "cuda" or "hip": the kind of its devices
-                                  in a ceilings file, b->device */
+    const char *name;          /* "cuda", "hip" or "gpusim": the kind of its
+                                  devices in a ceilings file, b->device */
+    bool correctness_only;     /* gpusim: its device is simulated, its
+                                  times are not performance (no ceilings) */
     int (*device_count)(char *why, size_t len);
     int (*select)(int index, char *err, size_t len);
     int (*props)(int index, kb_gpu_props *out, char *err, size_t len);
@@ -90,7 +92,7 @@ typedef struct {
     int (*fma_peak)(kb_gpu_fma_result *out, int max, char *err, size_t len);
 } kb_gpu_runtime;
 
-#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP)
+#if defined(KB_GPU_CUDA) || defined(KB_GPU_HIP) || defined(KB_GPU_SIM)
 extern const kb_gpu_runtime KB_GPU(runtime);
 
 /* Visible devices (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES apply).
@@ -215,7 +217,7 @@ int KB_GPU(fail)(const char *call, gpuError_t e, char *err, size_t len);
             return KB_GPU(fail)(#call, kb_e_, (err), (len));              \
     } while (0)
 
-#endif /* KB_GPU_CUDA || KB_GPU_HIP */
+#endif /* KB_GPU_CUDA || KB_GPU_HIP || KB_GPU_SIM */
 
 #ifdef __cplusplus
 }

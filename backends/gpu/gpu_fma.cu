@@ -21,6 +21,9 @@
 #define KB_FMA_BF16 1
 typedef __hip_bfloat162 kb_bf162;
 #endif
+#elif defined(KB_GPU_SIM)             /* gpusim_device.hh has both pairs */
+#define KB_FMA_BF16 1
+typedef gpusim_bf162 kb_bf162;
 #else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -157,20 +160,20 @@ static int launch(const fma_ctx *c, int p, int iters, char *err, size_t len)
     const float m = 0.999f, a = 0.001f;
     switch (p) {
     case P_FP64:
-        fma_kernel<double><<<c->blocks, THREADS>>>(m, a, iters,
+        KB_GPU_LAUNCH(c->blocks, THREADS, fma_kernel<double>)(m, a, iters,
                                                    (double *)c->out);
         break;
     case P_FP32:
-        fma_kernel<float><<<c->blocks, THREADS>>>(m, a, iters,
+        KB_GPU_LAUNCH(c->blocks, THREADS, fma_kernel<float>)(m, a, iters,
                                                   (float *)c->out);
         break;
     case P_FP16:
-        hfma2_kernel<fp16_pair><<<c->blocks, THREADS>>>(m, a, iters,
+        KB_GPU_LAUNCH(c->blocks, THREADS, hfma2_kernel<fp16_pair>)(m, a, iters,
                                                         (float *)c->out);
         break;
     default:
 #if defined(KB_FMA_BF16)
-        hfma2_kernel<bf16_pair><<<c->blocks, THREADS>>>(m, a, iters,
+        KB_GPU_LAUNCH(c->blocks, THREADS, hfma2_kernel<bf16_pair>)(m, a, iters,
                                                         (float *)c->out);
         break;
 #else

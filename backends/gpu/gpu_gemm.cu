@@ -64,7 +64,7 @@ int gemm_launch(const kb_problem *p, void *const arg[KB_ARG_MAX], char *err,
         (const T *)arg[KB_ARG_SRC], (const T *)arg[KB_ARG_WEI],
         (T *)arg[KB_ARG_DST], g->m, g->n, g->k, (T)g->alpha, (T)g->beta,
         g->beta != 0.0};
-    gemm_kernel<T, S, TA, TB><<<blocks, S::threads>>>(op, grid);
+    KB_GPU_LAUNCH(blocks, S::threads, gemm_kernel<T, S, TA, TB>)(op, grid);
     char what[160];
     snprintf(what, sizeof what, "%s M=%lld N=%lld K=%lld%s%s",
              kb_dtype_name(p->dt.dst), (long long)g->m, (long long)g->n,

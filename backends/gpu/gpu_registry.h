@@ -6,10 +6,11 @@
 
 #include "backends/gpu/gpu_device.h"
 
-extern const kb_gpu_runtime kb_cuda_runtime, kb_hip_runtime;
+extern const kb_gpu_runtime kb_cuda_runtime, kb_hip_runtime,
+    kb_gpusim_runtime;
 
-/* The runtimes built in (cuda before hip); NULL past the end or for an
- * unknown name ("cuda", "hip": a backend's device). */
+/* The runtimes built in (cuda, hip, then gpusim); NULL past the end or
+ * for an unknown name ("cuda", "hip", "gpusim": a backend's device). */
 int kb_gpu_runtime_count(void);
 const kb_gpu_runtime *kb_gpu_runtime_at(int i);
 const kb_gpu_runtime *kb_gpu_runtime_find(const char *name);

@@ -1,19 +1,48 @@
-/* gpu_runtime.h - one spelling for the CUDA and HIP runtime APIs.
+/* gpu_runtime.h - one spelling for the CUDA and HIP runtime APIs, and
+ * for gpusim, which runs the same kernels on the CPU.
  *
  * The hand-written kernels and the runtime layer are written once against
  * the gpu* names below; nvcc builds them with KB_GPU_CUDA, hipcc (or gcc,
  * for the C files) with KB_GPU_HIP (BabelStream's and RAJAPerf's way of
- * keeping one source for both).  KB_GPU(x) names a symbol per runtime
- * (kb_cuda_x, kb_hip_x), so both builds link into one kbench.  Only the
- * calls kbench uses are mapped: add a line when a file needs another. */
+ * keeping one source for both), and the host C++ compiler with KB_GPU_SIM
+ * (backends/gpu/gpusim/gpusim_runtime.h).  KB_GPU(x) names a symbol per
+ * runtime (kb_cuda_x, kb_hip_x, kb_gpusim_x), so every build links into
+ * one kbench.  A launch is KB_GPU_LAUNCH(grid, block, kernel)(args...):
+ * kernel<<<grid, block>>>(args...) for nvcc and hipcc, a call of the CPU
+ * runtime for gpusim.  Only the calls kbench uses are mapped: add a line
+ * when a file needs another. */
 #ifndef KB_GPU_RUNTIME_H
 #define KB_GPU_RUNTIME_H
 
-#if defined(KB_GPU_HIP) == defined(KB_GPU_CUDA)
-#error "define exactly one of KB_GPU_CUDA and KB_GPU_HIP"
+#if defined(KB_GPU_HIP) + defined(KB_GPU_CUDA) + defined(KB_GPU_SIM) != 1
+#error "define exactly one of KB_GPU_CUDA, KB_GPU_HIP and KB_GPU_SIM"
 #endif
 
-#if defined(KB_GPU_HIP)
+#if defined(KB_GPU_SIM)
+#include "backends/gpu/gpusim/gpusim_runtime.h"
+#define KB_GPU(x) kb_gpusim_##x
+#define KB_GPU_BACKEND kb_backend_gpusim
+#define KB_GPU_NAME "gpusim"
+#define KB_GPU_API "gpusim"
+#define KB_GPU_VENDOR_NAME "gpusim"
+#define gpu(x) gpusim##x
+#define gpuMallocHost gpusimMallocHost
+#define gpuFreeHost gpusimFreeHost
+#define gpuDeviceProp struct gpusimDeviceProp
+#define gpuDevAttrClockRate gpusimDevAttrClockRate
+#define gpuDevAttrMemoryClockRate gpusimDevAttrMemoryClockRate
+#define gpuDevAttrGlobalMemoryBusWidth gpusimDevAttrGlobalMemoryBusWidth
+#define gpuDevAttrEccEnabled gpusimDevAttrEccEnabled
+#define gpuDevAttrL2CacheSize gpusimDevAttrL2CacheSize
+#define gpuDevAttrMultiProcessorCount gpusimDevAttrMultiProcessorCount
+#define gpuDevAttrComputeCapabilityMajor gpusimDevAttrComputeCapabilityMajor
+#define gpuDevAttrComputeCapabilityMinor gpusimDevAttrComputeCapabilityMinor
+#define gpuDevAttrMaxSharedMemoryPerBlock gpusimDevAttrMaxSharedMemoryPerBlock
+#ifdef __cplusplus
+#define KB_GPU_LAUNCH(grid, block, ...) \
+    gpusim::make_launcher((grid), (block), __VA_ARGS__)
+#endif
+#elif defined(KB_GPU_HIP)
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__ 1
 #endif
@@ -64,6 +93,10 @@
 #define gpuDevAttrComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
 #define gpuDevAttrComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
 #define gpuDevAttrMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
+#endif
+
+#if !defined(KB_GPU_SIM)
+#define KB_GPU_LAUNCH(grid, block, ...) __VA_ARGS__<<<grid, block>>>
 #endif
 
 /* The calls whose names differ only in their prefix. */

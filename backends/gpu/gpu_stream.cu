@@ -163,21 +163,25 @@ static int launch(stream_ctx *s, int k, char *err, size_t len)
 {
     switch (k) {
     case KB_GPU_COPY:
-        copy_kernel<<<s->blocks, THREADS>>>(s->a, s->c, s->n);
+        KB_GPU_LAUNCH(s->blocks, THREADS, copy_kernel)(s->a, s->c, s->n);
         break;
     case KB_GPU_MUL:
-        mul_kernel<<<s->blocks, THREADS>>>(s->b, s->c, SCALAR, s->n);
+        KB_GPU_LAUNCH(s->blocks, THREADS, mul_kernel)(s->b, s->c, SCALAR,
+                                                      s->n);
         break;
     case KB_GPU_ADD:
-        add_kernel<<<s->blocks, THREADS>>>(s->a, s->b, s->c, s->n);
+        KB_GPU_LAUNCH(s->blocks, THREADS, add_kernel)(s->a, s->b, s->c, s->n);
         break;
     case KB_GPU_TRIAD:
-        triad_kernel<<<s->blocks, THREADS>>>(s->a, s->b, s->c, SCALAR, s->n);
+        KB_GPU_LAUNCH(s->blocks, THREADS, triad_kernel)(s->a, s->b, s->c,
+                                                        SCALAR, s->n);
         break;
     default:
-        dot_kernel<<<s->dot_blocks, THREADS>>>(s->a, s->b, s->partial, s->n);
+        KB_GPU_LAUNCH(s->dot_blocks, THREADS, dot_kernel)(s->a, s->b,
+                                                          s->partial, s->n);
         KB_GPU_TRY(gpuGetLastError(), err, len);
-        dot_final_kernel<<<1, THREADS>>>(s->partial, s->dot_blocks, s->dot);
+        KB_GPU_LAUNCH(1, THREADS, dot_final_kernel)(s->partial,
+                                                    s->dot_blocks, s->dot);
         break;
     }
     KB_GPU_TRY(gpuGetLastError(), err, len);
@@ -204,7 +208,8 @@ static int count_wrong(stream_ctx *s, const double *x, double gold, double tol,
                        unsigned long long *wrong, char *err, size_t len)
 {
     KB_GPU_TRY(gpuMemset(s->bad, 0, sizeof *s->bad), err, len);
-    check_kernel<<<s->blocks, THREADS>>>(x, gold, tol, s->n, s->bad);
+    KB_GPU_LAUNCH(s->blocks, THREADS, check_kernel)(x, gold, tol, s->n,
+                                                    s->bad);
     KB_GPU_TRY(gpuGetLastError(), err, len);
     KB_GPU_TRY(gpuMemcpy(wrong, s->bad, sizeof *wrong, gpuMemcpyDeviceToHost),
                err, len);
@@ -345,7 +350,7 @@ extern "C" int KB_GPU(stream)(size_t n, int reps,
         KB_GPU(fail)("gpuEventCreate", e, err, len);
         goto out;
     }
-    init_kernel<<<s.blocks, THREADS>>>(s.a, s.b, s.c, n);
+    KB_GPU_LAUNCH(s.blocks, THREADS, init_kernel)(s.a, s.b, s.c, n);
     if ((e = gpuGetLastError()) != gpuSuccess ||
         (e = gpuDeviceSynchronize()) != gpuSuccess) {
         KB_GPU(fail)("init_kernel", e, err, len);

@@ -76,6 +76,8 @@ static int list_backends_json(void)
         cJSON_AddStringToObject(o, "kind", b->kind);
         cJSON_AddStringToObject(o, "device", b->device);
         cJSON_AddBoolToObject(o, "device_present", !kb_info_no_device(&info));
+        /* its timings are not performance: run only when named */
+        cJSON_AddBoolToObject(o, "performance", !b->correctness_only);
         cJSON_AddItemToObject(o, "facts", facts);
         cJSON_AddItemToArray(all, o);
     }
@@ -101,8 +103,10 @@ static int list_backends(void *opts, int argc, char **argv)
         if (b->describe)
             b->describe(&info);
         /* a GPU backend without its device says so on its first line */
-        printf("%-10s kind=%s device=%s%s\n", b->name, b->kind, b->device,
-               kb_info_no_device(&info) ? " (no device)" : "");
+        printf("%-10s kind=%s device=%s%s%s\n", b->name, b->kind, b->device,
+               kb_info_no_device(&info) ? " (no device)" : "",
+               b->correctness_only ? " (correctness only: not in the "
+                                     "default set)" : "");
         for (int j = 0; j < info.n; j++)
             printf("    %-20s %s\n", info.kv[j].key, info.kv[j].value);
     }
@@ -229,7 +233,9 @@ static const kb_verb list_kernels_verb = {
 static const kb_option backends_options[] = {
     {.name = "json", .type = KB_OPT_FLAG, .offset = offsetof(backends_opts, json),
      .help = "one JSON array on stdout: name, kind, device, device_present,\n"
-             "facts (what scripts read instead of spelling backend names)"},
+             "performance (false: correctness only, not in the\n"
+             "default set), facts (what scripts read instead of\n"
+             "spelling backend names)"},
     {0},
 };
 

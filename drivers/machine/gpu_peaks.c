@@ -282,11 +282,19 @@ static int measure_device(kb_device *d, const kb_gpu_runtime *r, int index, bool
 int kb_gpu_peaks(kb_ceilings *c, bool quick, FILE *out)
 {
     int rc = 0;
-    if (kb_gpu_runtime_count() == 0)
+    int measurable = 0;   /* gpusim's simulated device has no ceilings */
+    for (int i = 0; i < kb_gpu_runtime_count(); i++)
+        measurable += !kb_gpu_runtime_at(i)->correctness_only;
+    if (measurable == 0)
         fprintf(out, "no CUDA or HIP runtime built in (KBENCH_CUDA, KBENCH_HIP): "
                 "GPU ceilings skipped\n");
     for (int i = 0; i < kb_gpu_runtime_count(); i++) {
         const kb_gpu_runtime *r = kb_gpu_runtime_at(i);
+        if (r->correctness_only) {
+            fprintf(out, "%s: a simulated device, for correctness only: no "
+                    "ceilings\n", r->name);
+            continue;
+        }
         char why[256] = "";
         int n = r->device_count(why, sizeof why);
         if (n == 0) {

@@ -1,7 +1,10 @@
 /* results.h - kbench run results (JSON Lines, results/SCHEMA.md) read back
  * into memory for the verbs that judge, merge and report them: compare,
  * baseline, check, merge and report.  One reader, so every verb refuses
- * bad input the same way: exit 2 and "FILE:LINE: what is wrong". */
+ * bad input the same way: exit 2 and "FILE:LINE: what is wrong".  Case
+ * records whose timings are not performance (a correctness-only backend
+ * such as gpusim: "performance": false) are left out here, once for every
+ * verb; a file of nothing else is refused. */
 #ifndef KB_RESULTS_H
 #define KB_RESULTS_H
 
@@ -47,6 +50,8 @@ typedef struct {
     size_t nsteps;
     bool complete;             /* ended with its summary record (a run that
                                   was interrupted or killed has none) */
+    size_t not_performance;    /* case records left out: their timings are
+                                  not performance ("performance": false) */
 } kb_result_file;
 
 /* Read path.  Returns 0, or -1 with "PATH:LINE: what is wrong" in err:

@@ -209,8 +209,21 @@ static int check_run(const reader *r, const cJSON *o, const char *type)
     return 0;
 }
 
+/* Whether a case record's timings are performance: a correctness-only
+ * backend's (gpusim: GPU kernels simulated on the CPU) say
+ * "performance": false, and no verb that reads results judges, merges or
+ * charts them. */
+static bool is_performance(const cJSON *o)
+{
+    return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "performance"));
+}
+
 static int add_case(const reader *r, const cJSON *o, kb_result_file *f, size_t *cap)
 {
+    if (!is_performance(o)) {
+        f->not_performance++;
+        return 0;
+    }
     if (f->ncases == *cap) {
         size_t n = *cap ? 2 * *cap : 64;
         kb_result_case *v = realloc(f->cases, n * sizeof *v);
@@ -309,6 +322,12 @@ int kb_result_file_load(const char *path, kb_result_file *out, char *err,
     if (rc == 0 && !out->run) {
         r.line = r.line ? r.line : 1;
         rc = fail(&r, "empty: no run record (expected kbench JSON Lines results)");
+    }
+    if (rc == 0 && out->ncases == 0 && out->not_performance > 0) {
+        r.line = 1;
+        rc = fail(&r, "its %zu case records are a correctness-only backend's "
+                      "(\"performance\": false, e.g. gpusim): their timings "
+                      "are not performance, nothing to read", out->not_performance);
     }
     free(line);
     fclose(in);

@@ -91,9 +91,11 @@ static int select_backends(cmdline *cl)
 {
     kb_run_opts *o = &cl->run;
     if (!cl->backends) {
+        /* a correctness-only backend (gpusim) runs only when named */
         for (int i = 0; i < kb_backend_count() && i < KB_RUN_MAX_BACKENDS;
              i++)
-            o->backends[o->nbackends++] = kb_backend_at(i);
+            if (!kb_backend_at(i)->correctness_only)
+                o->backends[o->nbackends++] = kb_backend_at(i);
         if (o->nbackends == 0) {
             fputs("kbench run: this build has no backends\n", stderr);
             return -1;
@@ -327,7 +329,8 @@ static const kb_option run_options[] = {
     {.name = "backend", .type = KB_OPT_STRING, .metavar = "B[,B...]",
      .offset = offsetof(cmdline, backends),
      .help = "backends to run (default: all built whose\n"
-             "device is present; kbench list backends)"},
+             "device is present, but the correctness-only\n"
+             "ones; kbench list backends)"},
     {.name = "mb", .type = KB_OPT_INT, .metavar = "N", .min = 1, .max = INT32_MAX,
      .offset = offsetof(cmdline, mb),
      .help = "batch size for every problem (catalogs: 1)"},

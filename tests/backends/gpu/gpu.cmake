@@ -46,7 +46,8 @@ endif()
 set(kb_fp32_strict ${CMAKE_CURRENT_SOURCE_DIR}/inputs/fp32_strict.txt)
 set(kb_any_gpu OFF)
 foreach(name IN LISTS KB_BACKEND_NAMES)
-  if(NOT KB_BACKEND_DEVICE_${name} STREQUAL "cpu")
+  # gpusim's simulated device has its own tests (gpusim.cmake)
+  if(NOT KB_BACKEND_DEVICE_${name} MATCHES "^(cpu|gpusim)$")
     set(kb_any_gpu ON)
   endif()
 endforeach()
@@ -77,3 +78,5 @@ add_test(NAME gpu_default_run
          COMMAND ${kb_gpu_test} default_run $<TARGET_FILE:kbench>
                  ${kb_fp32_strict})
 set_tests_properties(gpu_default_run PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+
+include(${CMAKE_CURRENT_LIST_DIR}/gpusim.cmake)
