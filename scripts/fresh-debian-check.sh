@@ -198,9 +198,20 @@ for m in "${mounts[@]}"; do
         proc) mount -t proc proc "$root/proc" ;;
         sys) mount -t sysfs sysfs "$root/sys" ;;
         dev/shm) mount -t tmpfs -o mode=1777 shm "$root/dev/shm" ;;
-        # not --rbind: one mount each; private: nothing mounted in the
-        # chroot propagates back to the host's /dev
-        *) mount --bind "/$m" "$root/$m" && mount --make-private "$root/$m" ;;
+        # The chroot's own /dev, not a bind of the host's: a package script
+        # that replaces dev/null would otherwise replace the host's (a host
+        # /dev/null turned into a regular file was seen on this machine).
+        dev)
+            mount -t tmpfs -o mode=755,nosuid dev "$root/dev"
+            for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+                read -r name major minor <<<"$node"
+                mknod -m 666 "$root/dev/$name" c "$major" "$minor"
+            done
+            mkdir "$root/dev/pts" "$root/dev/shm"
+            ln -s pts/ptmx "$root/dev/ptmx"
+            ln -s /proc/self/fd "$root/dev/fd"
+            ;;
+        dev/pts) mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts" ;;
     esac
 done
 
