@@ -8,6 +8,7 @@
  * `vfmadd213ps -0x78(%rsp)`, and the ceiling came out at half).  Each ISA
  * is compiled with a target attribute, so that one build carries every
  * width.  The only file of the ceilings that includes x86 headers. */
+#include "drivers/machine/fma_kernel_vec.h"
 #include "drivers/machine/fma_kernels.h"
 
 #include <cpuid.h>
@@ -142,36 +143,12 @@ ASM_KERNEL(asm_f16_zmm_x16, "avx512fp16", "vfmadd213ph", zmm, 16, fill_f16, _Flo
 ASM_KERNEL(asm_f16_zmm_x24, "avx512fp16", "vfmadd213ph", zmm, 24, fill_f16, _Float16, INIT_TO_A)
 
 /* ---- compiler-generated: the same loop in C -----------------------------
- * CC_KERNEL is ASM_KERNEL's FMA loop written with GCC vector types, 12
- * chains, for the compiler to allocate (the file is built with
- * -ffp-contract=fast, which turns acc * m + a into one FMA).  The chains
- * start apart and all feed the result (the mean of their lane 0, each
- * converging to 4 x seed): otherwise the compiler keeps only one.  It is kept
- * as a variant because a compiler may schedule better than the fixed
- * assembly on some core; where it spills, the assembly wins. */
-#define CC_CHAINS 12
-#define CC_KERNEL(NAME, VTYPE, ETYPE, TARGET)                               \
-    __attribute__((target(TARGET), noinline))                               \
-    static double NAME(int64_t iters, double seed)                          \
-    {                                                                       \
-        VTYPE acc[CC_CHAINS], m, a;                                         \
-        for (int l = 0; l < (int)(sizeof m / sizeof m[0]); l++) {           \
-            m[l] = (ETYPE)0.75;                                             \
-            a[l] = (ETYPE)seed;                                             \
-        }                                                                   \
-        /* distinct starts, or the compiler would compute one chain */    \
-        for (int c = 0; c < CC_CHAINS; c++)                                 \
-            acc[c] = a * (ETYPE)(c + 1);                                    \
-        for (int64_t i = 0; i < iters; i++) {                               \
-            _Pragma("GCC unroll 16")                                        \
-            for (int c = 0; c < CC_CHAINS; c++)                             \
-                acc[c] = acc[c] * m + a;                                    \
-        }                                                                   \
-        double sum = 0;   /* of every chain, or the others are dropped */ \
-        for (int c = 0; c < CC_CHAINS; c++)                                 \
-            sum += (double)acc[c][0];                                       \
-        return sum / CC_CHAINS;                                             \
-    }
+ * FMA_KERNEL (fma_kernel_vec.h) is ASM_KERNEL's FMA loop written with GCC
+ * vector types, 12 chains, for the compiler to allocate.  It is kept as a
+ * variant because a compiler may schedule better than the fixed assembly
+ * on some core; where it spills, the assembly wins. */
+#define CC_KERNEL(NAME, VTYPE, ETYPE, TARGET) \
+    FMA_KERNEL(NAME, VTYPE, ETYPE, __attribute__((target(TARGET))))
 
 typedef double v8d __attribute__((vector_size(64)));
 typedef double v4d __attribute__((vector_size(32)));
@@ -193,21 +170,21 @@ CC_KERNEL(cc_f16_avx512_x12, v32h, _Float16, "avx512fp16")
 __attribute__((target("avx512f,avx512bf16"), noinline))
 static double cc_bf16_avx512_x12(int64_t iters, double seed)
 {
-    __m512 acc[CC_CHAINS];
+    __m512 acc[KB_FMA_CHAINS];
     __m512bh x = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1.0f / 64), _mm512_set1_ps(1.0f / 64));
     __m512bh y = _mm512_cvtne2ps_pbh(_mm512_set1_ps((float)seed / 64),
                                      _mm512_set1_ps((float)seed / 64));
-    for (int c = 0; c < CC_CHAINS; c++)   /* distinct, as in CC_KERNEL */
+    for (int c = 0; c < KB_FMA_CHAINS; c++)   /* distinct, as in CC_KERNEL */
         acc[c] = _mm512_set1_ps((float)c);
     for (int64_t i = 0; i < iters; i++) {
 #pragma GCC unroll 16
-        for (int c = 0; c < CC_CHAINS; c++)
+        for (int c = 0; c < KB_FMA_CHAINS; c++)
             acc[c] = _mm512_dpbf16_ps(acc[c], x, y);
     }
     double sum = 0;   /* of every chain, as in CC_KERNEL */
-    for (int c = 0; c < CC_CHAINS; c++)
+    for (int c = 0; c < KB_FMA_CHAINS; c++)
         sum += _mm512_cvtss_f32(acc[c]);
-    return sum / CC_CHAINS;
+    return sum / KB_FMA_CHAINS;
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -243,27 +220,27 @@ const kb_fma_kernel kb_fma_kernels[] = {
     {"fp64", "fma-avx512-x24", 24, lanes_8, has_avx512f, asm_f64_zmm_x24},
     {"fp64", "fma-avx2-x12", 12, lanes_4, has_avx2_fma, asm_f64_ymm_x12},
     {"fp64", "fma-avx2-x8", 8, lanes_4, has_avx2_fma, asm_f64_ymm_x8},
-    {"fp64", "cc-avx512-x12", CC_CHAINS, lanes_8, has_avx512f, cc_f64_avx512_x12},
-    {"fp64", "cc-avx2-x12", CC_CHAINS, lanes_4, has_avx2_fma, cc_f64_avx2_x12},
-    {"fp64", "cc-vec128-x12", CC_CHAINS, lanes_2, has_sse2, cc_f64_vec128_x12},
+    {"fp64", "cc-avx512-x12", KB_FMA_CHAINS, lanes_8, has_avx512f, cc_f64_avx512_x12},
+    {"fp64", "cc-avx2-x12", KB_FMA_CHAINS, lanes_4, has_avx2_fma, cc_f64_avx2_x12},
+    {"fp64", "cc-vec128-x12", KB_FMA_CHAINS, lanes_2, has_sse2, cc_f64_vec128_x12},
     {"fp32", "fma-avx512-x12", 12, lanes_16, has_avx512f, asm_f32_zmm_x12},
     {"fp32", "fma-avx512-x8", 8, lanes_16, has_avx512f, asm_f32_zmm_x8},
     {"fp32", "fma-avx512-x16", 16, lanes_16, has_avx512f, asm_f32_zmm_x16},
     {"fp32", "fma-avx512-x24", 24, lanes_16, has_avx512f, asm_f32_zmm_x24},
     {"fp32", "fma-avx2-x12", 12, lanes_8, has_avx2_fma, asm_f32_ymm_x12},
     {"fp32", "fma-avx2-x8", 8, lanes_8, has_avx2_fma, asm_f32_ymm_x8},
-    {"fp32", "cc-avx512-x12", CC_CHAINS, lanes_16, has_avx512f, cc_f32_avx512_x12},
-    {"fp32", "cc-avx2-x12", CC_CHAINS, lanes_8, has_avx2_fma, cc_f32_avx2_x12},
-    {"fp32", "cc-vec128-x12", CC_CHAINS, lanes_4, has_sse2, cc_f32_vec128_x12},
+    {"fp32", "cc-avx512-x12", KB_FMA_CHAINS, lanes_16, has_avx512f, cc_f32_avx512_x12},
+    {"fp32", "cc-avx2-x12", KB_FMA_CHAINS, lanes_8, has_avx2_fma, cc_f32_avx2_x12},
+    {"fp32", "cc-vec128-x12", KB_FMA_CHAINS, lanes_4, has_sse2, cc_f32_vec128_x12},
     {"bf16", "dpbf16-avx512-x12", 12, lanes_32, has_avx512bf16, asm_bf16_zmm_x12},
     {"bf16", "dpbf16-avx512-x8", 8, lanes_32, has_avx512bf16, asm_bf16_zmm_x8},
     {"bf16", "dpbf16-avx512-x16", 16, lanes_32, has_avx512bf16, asm_bf16_zmm_x16},
     {"bf16", "dpbf16-avx512-x24", 24, lanes_32, has_avx512bf16, asm_bf16_zmm_x24},
-    {"bf16", "cc-dpbf16-avx512-x12", CC_CHAINS, lanes_32, has_avx512bf16, cc_bf16_avx512_x12},
+    {"bf16", "cc-dpbf16-avx512-x12", KB_FMA_CHAINS, lanes_32, has_avx512bf16, cc_bf16_avx512_x12},
     {"fp16", "fma-avx512fp16-x12", 12, lanes_32, has_avx512fp16, asm_f16_zmm_x12},
     {"fp16", "fma-avx512fp16-x8", 8, lanes_32, has_avx512fp16, asm_f16_zmm_x8},
     {"fp16", "fma-avx512fp16-x16", 16, lanes_32, has_avx512fp16, asm_f16_zmm_x16},
     {"fp16", "fma-avx512fp16-x24", 24, lanes_32, has_avx512fp16, asm_f16_zmm_x24},
-    {"fp16", "cc-avx512fp16-x12", CC_CHAINS, lanes_32, has_avx512fp16, cc_f16_avx512_x12},
+    {"fp16", "cc-avx512fp16-x12", KB_FMA_CHAINS, lanes_32, has_avx512fp16, cc_f16_avx512_x12},
 };
 const int kb_fma_nkernels = (int)(sizeof kb_fma_kernels / sizeof kb_fma_kernels[0]);
