@@ -7,6 +7,7 @@
 #include "backends/backend.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 static const struct {
@@ -41,6 +42,8 @@ static int gemm_size(const kb_device *d, const char *level)
 int kb_cpu_vendor_gemm(kb_device *d, bool quick, FILE *out)
 {
     int rc = 0, found = 0;
+    if (d->threads > 0)
+        omp_set_num_threads(d->threads);   /* oneDNN's team is OpenMP's */
     for (int i = 0; i < kb_backend_count(); i++) {
         const kb_backend *b = kb_backend_at(i);
         char why[512], kernel[48];
@@ -53,6 +56,10 @@ int kb_cpu_vendor_gemm(kb_device *d, bool quick, FILE *out)
             rc = -1;
             continue;
         }
+        /* as many threads as the FMA ceiling had: OpenBLAS would
+         * otherwise take every core (128.8 against a 1-thread 66.7 seen) */
+        if (b->set_threads && d->threads > 0)
+            b->set_threads(d->threads);
         snprintf(kernel, sizeof kernel, "%s-gemm", b->name);
         for (size_t p = 0; p < sizeof precisions / sizeof precisions[0]; p++) {
             int size = quick ? GEMM_QUICK : gemm_size(d, precisions[p].level);
