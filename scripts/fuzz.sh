@@ -38,11 +38,12 @@ if ! clang -fsanitize=fuzzer,address,undefined -fopenmp "$probe/t.c" \
 fi
 
 mkdir -p "$build"
-# No GPU backends: they parse no input, and nvcc refuses the fuzzer's
-# -fsanitize compile options (add_compile_options reaches CUDA too).
+# No GPU backends, gpusim included: they parse no input, and nvcc (and
+# g++, gpusim's compiler) refuse the fuzzer's -fsanitize compile options
+# (add_compile_options reaches every language).
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON -DBUILD_TESTING=OFF \
-      -DKBENCH_CUDA=OFF -DKBENCH_HIP=OFF \
+      -DKBENCH_CUDA=OFF -DKBENCH_HIP=OFF -DKBENCH_GPUSIM=OFF \
       >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --target fuzz -j"$(nproc)" >"$build/build.log" 2>&1 ||

@@ -96,6 +96,9 @@ static void fill_f32(void *m, void *a, size_t bytes, double seed)
     }
 }
 
+/* _Float16 where the compiler has it on x86 (GCC 12; not clang 14, which
+ * builds the fuzzers): without it there is no fp16 ceiling. */
+#ifdef __FLT16_MAX__
 static void fill_f16(void *m, void *a, size_t bytes, double seed)
 {
     for (size_t i = 0; i < bytes / sizeof(_Float16); i++) {
@@ -103,6 +106,7 @@ static void fill_f16(void *m, void *a, size_t bytes, double seed)
         ((_Float16 *)a)[i] = (_Float16)seed;
     }
 }
+#endif
 
 /* bf16 is the top half of an fp32: truncation is exact for 1/64 and
  * close enough for seed/64. */
@@ -137,10 +141,12 @@ ASM_KERNEL(asm_bf16_zmm_x8, "avx512f,avx512bf16", "vdpbf16ps", zmm, 8, fill_bf16
 ASM_KERNEL(asm_bf16_zmm_x12, "avx512f,avx512bf16", "vdpbf16ps", zmm, 12, fill_bf16, float, INIT_TO_0)
 ASM_KERNEL(asm_bf16_zmm_x16, "avx512f,avx512bf16", "vdpbf16ps", zmm, 16, fill_bf16, float, INIT_TO_0)
 ASM_KERNEL(asm_bf16_zmm_x24, "avx512f,avx512bf16", "vdpbf16ps", zmm, 24, fill_bf16, float, INIT_TO_0)
+#ifdef __FLT16_MAX__
 ASM_KERNEL(asm_f16_zmm_x8, "avx512fp16", "vfmadd213ph", zmm, 8, fill_f16, _Float16, INIT_TO_A)
 ASM_KERNEL(asm_f16_zmm_x12, "avx512fp16", "vfmadd213ph", zmm, 12, fill_f16, _Float16, INIT_TO_A)
 ASM_KERNEL(asm_f16_zmm_x16, "avx512fp16", "vfmadd213ph", zmm, 16, fill_f16, _Float16, INIT_TO_A)
 ASM_KERNEL(asm_f16_zmm_x24, "avx512fp16", "vfmadd213ph", zmm, 24, fill_f16, _Float16, INIT_TO_A)
+#endif
 
 /* ---- compiler-generated: the same loop in C -----------------------------
  * FMA_KERNEL (fma_kernel_vec.h) is ASM_KERNEL's FMA loop written with GCC
@@ -156,7 +162,6 @@ typedef double v2d __attribute__((vector_size(16)));
 typedef float v16f __attribute__((vector_size(64)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
-typedef _Float16 v32h __attribute__((vector_size(64)));
 
 CC_KERNEL(cc_f64_avx512_x12, v8d, double, "avx512f")
 CC_KERNEL(cc_f64_avx2_x12, v4d, double, "avx2,fma")
@@ -164,7 +169,10 @@ CC_KERNEL(cc_f64_vec128_x12, v2d, double, "sse2")
 CC_KERNEL(cc_f32_avx512_x12, v16f, float, "avx512f")
 CC_KERNEL(cc_f32_avx2_x12, v8f, float, "avx2,fma")
 CC_KERNEL(cc_f32_vec128_x12, v4f, float, "sse2")
+#ifdef __FLT16_MAX__
+typedef _Float16 v32h __attribute__((vector_size(64)));
 CC_KERNEL(cc_f16_avx512_x12, v32h, _Float16, "avx512fp16")
+#endif
 
 /* bf16 with intrinsics: the compiler allocates the registers. */
 __attribute__((target("avx512f,avx512bf16"), noinline))
@@ -197,11 +205,13 @@ static int has_avx512bf16(void) { return __builtin_cpu_supports("avx512bf16"); }
 /* AVX512-FP16 from CPUID (leaf 7, EDX bit 23): clang before 16 rejects
  * "avx512fp16" in __builtin_cpu_supports.  Its register state is
  * AVX-512's, which the avx512f test checks the OS enables. */
+#ifdef __FLT16_MAX__
 static int has_avx512fp16(void)
 {
     unsigned a, b, c, d;
     return has_avx512f() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 23 & 1);
 }
+#endif
 
 /* Elements per vector: fixed by the ISA on x86. */
 static int lanes_2(void) { return 2; }
@@ -237,10 +247,12 @@ const kb_fma_kernel kb_fma_kernels[] = {
     {"bf16", "dpbf16-avx512-x16", 16, lanes_32, has_avx512bf16, asm_bf16_zmm_x16},
     {"bf16", "dpbf16-avx512-x24", 24, lanes_32, has_avx512bf16, asm_bf16_zmm_x24},
     {"bf16", "cc-dpbf16-avx512-x12", KB_FMA_CHAINS, lanes_32, has_avx512bf16, cc_bf16_avx512_x12},
+#ifdef __FLT16_MAX__
     {"fp16", "fma-avx512fp16-x12", 12, lanes_32, has_avx512fp16, asm_f16_zmm_x12},
     {"fp16", "fma-avx512fp16-x8", 8, lanes_32, has_avx512fp16, asm_f16_zmm_x8},
     {"fp16", "fma-avx512fp16-x16", 16, lanes_32, has_avx512fp16, asm_f16_zmm_x16},
     {"fp16", "fma-avx512fp16-x24", 24, lanes_32, has_avx512fp16, asm_f16_zmm_x24},
     {"fp16", "cc-avx512fp16-x12", KB_FMA_CHAINS, lanes_32, has_avx512fp16, cc_f16_avx512_x12},
+#endif
 };
 const int kb_fma_nkernels = (int)(sizeof kb_fma_kernels / sizeof kb_fma_kernels[0]);
