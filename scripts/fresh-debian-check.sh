@@ -210,6 +210,7 @@ for m in "${mounts[@]}"; do
             mkdir "$root/dev/pts" "$root/dev/shm"
             ln -s pts/ptmx "$root/dev/ptmx"
             ln -s /proc/self/fd "$root/dev/fd"
+            for fd in stdin:0 stdout:1 stderr:2; do ln -s "/proc/self/fd/${fd#*:}" "$root/dev/${fd%:*}"; done
             ;;
         dev/pts) mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts" ;;
     esac
