@@ -25,6 +25,7 @@ BACKEND_OPTIONS = {
     "onednn": "KB_WITH_ONEDNN",
     "cuda": "KBENCH_CUDA",
     "rocm": "KBENCH_HIP",
+    "gpusim": "KBENCH_GPUSIM",
 }
 # Which backends each option builds is kbench's own table, installed as
 # share/kbench/backends/backends.txt (NAME SWITCH DEVICE per line).
@@ -47,8 +48,12 @@ class Kbench(CMakePackage, CudaPackage, ROCmPackage):
     variant("openblas", default=True, description="OpenBLAS backend (GEMM)")
     variant("onednn", default=True,
             description="oneDNN backends (conv, GEMM, batchnorm)")
+    variant("gpusim", default=True,
+            description="gpusim backend: the hand-written GPU kernels run on "
+                        "the CPU, for correctness only (needs a C++ compiler)")
 
     depends_on("c", type="build")
+    depends_on("cxx", type="build", when="+gpusim")
     depends_on("cmake@3.25:", type="build")
     depends_on("pkgconfig", type="build")  # finds cJSON and OpenBLAS
     depends_on("cjson")
