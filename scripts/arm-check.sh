@@ -73,6 +73,7 @@ fi
 
 # ---- cross build ----
 step "cross-building in $build"
+mkdir -p "$build"   # its logs sit beside it, before cmake makes it
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKBENCH_CUDA=OFF -DKBENCH_HIP=OFF \
       -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/aarch64-linux-gnu.cmake" \
       -DKB_SYSROOT="$sysroot" >"$build.configure.log" 2>&1 ||
