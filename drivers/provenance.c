@@ -63,6 +63,16 @@ static void affinity_list(char *dst, size_t len)
     }
 }
 
+/* CMake 3.31 (Debian 13) spells OpenMP's option "SHELL:-fopenmp" in
+ * COMPILE_OPTIONS, a marker of its own that the compiler never sees. */
+static void drop_shell_prefix(char *flags)
+{
+    static const char marker[] = "SHELL:";
+    char *m;
+    while ((m = strstr(flags, marker)))
+        memmove(m, m + sizeof marker - 1, strlen(m + sizeof marker - 1) + 1);
+}
+
 static void env_or_unset(char *dst, size_t len, const char *name)
 {
     const char *v = getenv(name);
@@ -134,6 +144,7 @@ void kb_provenance_collect(kb_provenance *p, int argc, char **argv,
              KB_COMPILER_VERSION);
     copy_str(p->build_type, sizeof p->build_type, KB_BUILD_TYPE);
     copy_str(p->build_flags, sizeof p->build_flags, KB_BUILD_FLAGS);
+    drop_shell_prefix(p->build_flags);
     copy_str(p->git_commit, sizeof p->git_commit, kb_git_commit());
     copy_str(p->kbench_version, sizeof p->kbench_version, KB_VERSION);
 #ifdef _OPENMP

@@ -31,7 +31,8 @@ def main():
         s1, s2 = m1 * rng.uniform(0.001, 0.05), m2 * rng.uniform(0.001, 0.05)
         p = ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=True,
                                  alternative="two-sided").pvalue
-        lines.append(f"{p!r} {m1!r} {s1!r} {n1} {m2!r} {s2!r} {n2}\n")
+        # float(): NumPy 2 (Debian 13) reprs a scalar as np.float64(...)
+        lines.append(f"{float(p)!r} {m1!r} {s1!r} {n1} {m2!r} {s2!r} {n2}\n")
     with open(sys.argv[2], "w") as f:
         f.writelines(lines)
     sys.exit(subprocess.run([sys.argv[1], sys.argv[2]]).returncode)
