@@ -95,10 +95,7 @@ ctest_on() {   # QEMU_CPU ctest-args...
 # under neoverse-n1: whether oneDNN's SVE-512 code or qemu's emulation of
 # it is wrong is not known, so its two tests run here, are shown, and do
 # not decide; on NEON (below) they must pass.
-# KNOWN GAP: kbench history's test scripts (history_*, test_ttest_scipy)
-# run their programs directly, not through the emulator wrapper
-# (kb_test_program): left out here until they are wired to it.
-ctest_on max,sve512=on -E '^(backend_onednn|history_|test_ttest_scipy)'
+ctest_on max,sve512=on -E '^backend_onednn'
 step "oneDNN's tests under -cpu max,sve512=on (shown, not deciding: see above)"
 QEMU_CPU=max,sve512=on ctest --test-dir "$build" --timeout 1500 --output-on-failure \
     -R '^backend_onednn' || echo "== arm-check: KNOWN: oneDNN under emulated SVE-512 failed (not counted)"

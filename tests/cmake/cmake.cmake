@@ -19,5 +19,5 @@ add_test(NAME configure_broken_package
 string(TOUPPER "${CMAKE_BUILD_TYPE}" kb_bt)
 add_test(NAME build_flags_recorded
   COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/build_flags_test.py
-          ${KB_TEST_KBENCH} ${CMAKE_BINARY_DIR} ${KB_NATIVE}
+          ${KB_TEST_KBENCH} ${CMAKE_BINARY_DIR} "${KB_NATIVE_FLAG}"
           "${CMAKE_C_FLAGS_${kb_bt}}" "${OpenMP_C_FLAGS}")

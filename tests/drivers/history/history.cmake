@@ -18,45 +18,33 @@ if(TARGET kb_verb_history)
   set_tests_properties(test_history_stationary PROPERTIES DISABLED TRUE)
 
   # SciPy's t-test p-values (ttest_scipy.py writes them and runs
-  # test_ttest_scipy); skipped where no python3 has SciPy.
+  # test_ttest_scipy).
   add_executable(test_ttest_scipy ${CMAKE_CURRENT_LIST_DIR}/test_ttest_scipy.c)
   target_link_libraries(test_ttest_scipy PRIVATE kb_history_stats)
-  add_test(NAME test_ttest_scipy
-           COMMAND bash -c "for py in python3 /usr/bin/python3; do \
-                              $py -c 'import scipy' 2>/dev/null && \
-                              exec $py \"$0\" \"$1\" \"$2\"; done; \
-                            echo 'no python3 with SciPy (python3-scipy): skipped'; exit 77"
-                   ${CMAKE_CURRENT_LIST_DIR}/ttest_scipy.py
-                   $<TARGET_FILE:test_ttest_scipy> ${CMAKE_CURRENT_BINARY_DIR}/ttest_scipy_ref.txt)
-  set_tests_properties(test_ttest_scipy PROPERTIES SKIP_RETURN_CODE 77)
+  kb_add_reference_test(test_ttest_scipy SCRIPT ${CMAKE_CURRENT_LIST_DIR}/ttest_scipy.py
+                        MODULE scipy PYTHONS python3 /usr/bin/python3)
 
   # Agreement with Apache Otava 0.8 on series with clear steps
   # (otava_agreement.py writes Otava's points and runs
   # test_otava_agreement); Otava lives in a virtual environment made for
   # this test only:  python3 -m venv DIR && DIR/bin/pip install
-  # apache-otava==0.8.0, then -DKB_OTAVA_PYTHON=DIR/bin/python.  Skipped
-  # without it.
+  # apache-otava==0.8.0, then -DKB_OTAVA_PYTHON=DIR/bin/python.
   set(KB_OTAVA_PYTHON "" CACHE FILEPATH
       "a python with apache-otava 0.8, for test_otava_agreement only")
-  set(otava_py "${KB_OTAVA_PYTHON}")
-  if(NOT otava_py)
-    set(otava_py none)
-  endif()
   add_executable(test_otava_agreement ${CMAKE_CURRENT_LIST_DIR}/test_otava_agreement.c)
   target_link_libraries(test_otava_agreement PRIVATE kb_history_stats)
-  add_test(NAME test_otava_agreement
-           COMMAND bash -c "[ -x \"$3\" ] && \"$3\" -c 'import otava' 2>/dev/null && \
-                              exec \"$3\" \"$0\" \"$1\" \"$2\"; \
-                            echo 'no python with apache-otava (KB_OTAVA_PYTHON): skipped'; exit 77"
-                   ${CMAKE_CURRENT_LIST_DIR}/otava_agreement.py
-                   $<TARGET_FILE:test_otava_agreement>
-                   ${CMAKE_CURRENT_BINARY_DIR}/otava_ref.txt ${otava_py})
-  set_tests_properties(test_otava_agreement PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+  if(KB_OTAVA_PYTHON)
+    set(otava_py ${KB_OTAVA_PYTHON})
+  else()
+    set(otava_py KB_OTAVA_PYTHON-unset)
+  endif()
+  kb_add_reference_test(test_otava_agreement SCRIPT ${CMAKE_CURRENT_LIST_DIR}/otava_agreement.py
+                        MODULE otava PYTHONS ${otava_py} TIMEOUT 120)
 
   foreach(case IN ITEMS add_export event steps show bad_inputs concurrent)
     add_test(NAME history_${case}
              COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/history_test.sh ${case}
-                     $<TARGET_FILE:kbench>)
+                     ${KB_TEST_KBENCH})
     set_tests_properties(history_${case} PROPERTIES ENVIRONMENT OMP_NUM_THREADS=2)
   endforeach()
 endif()
