@@ -85,9 +85,10 @@ thread_local run_state *run;   /* the launch this CPU thread works for */
 
 void fiber_main()
 {
+    gpusim::fiber_started();
     (*run->body)();
     run->done[run->current] = true;
-    gpusim::fiber_switch(&run->fibers[run->current], &run->scheduler);
+    gpusim::fiber_exit(&run->fibers[run->current], &run->scheduler);
 }
 
 /* The coroutines' stacks, kept from launch to launch (mapped afresh,
