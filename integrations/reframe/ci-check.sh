@@ -12,7 +12,8 @@
 # and an unmeetable reference must fail the performance stage. The passing
 # run also adds every test's results to a history database
 # (-S history_db), which `kbench history export` must give back, a run per
-# test, each tagged with it.
+# test, each tagged with it; a database that refuses the run must fail the
+# test.
 # --slurm instead starts the test cluster (integrations/slurm/local-cluster.sh,
 # stopped on exit) and runs the same tests on the `slurm-local` system with
 # --distribute=all: one job per test per node, every node must be used.
@@ -151,6 +152,12 @@ if [ $mode = local ]; then
     KBENCH_BACKENDS=${backends%%,*} RFM_REFERENCE_PREFIX="$work/stub" reframe unmet-ref local -n '%model=resnet50' \
         -S kbench_bin="$bin" >"$work/unmet-ref.log" 2>&1 && die "ReFrame passed a reference of 1e12 GFLOP/s"
     report_check unmet-ref fail performance || die "unmet reference: not failed by performance"
+    # A history that refuses the run (not a kbench database) fails the test.
+    echo "not a database" >"$work/not-a.db"
+    KBENCH_BACKENDS=${backends%%,*} reframe bad-history local -n '%model=resnet50' -S kbench_bin="$bin" \
+        -S history_db="$work/not-a.db" >"$work/bad-history.log" 2>&1 \
+        && die "ReFrame passed a test whose history add failed"
+    report_check bad-history fail sanity || die "failed history add: not failed by sanity"
 else
     cluster=$work/slurm
     "$root/integrations/slurm/local-cluster.sh" start "$cluster" || die "the Slurm test cluster did not start"
