@@ -103,15 +103,30 @@ static void mean_std(const double *x, long a, long b, double *mean, double *std)
     *std = b - a >= 2 ? sqrt(ss / (double)(b - a - 1)) : 0.0;
 }
 
+/* Sidak's correction of a p-value for the best of m tests: the chance
+ * that at least one of m independent tests reaches p by luck,
+ * 1 - (1 - p)^m (conservative for correlated ones).  m <= 1: p itself. */
+static double sidak(double p, long m)
+{
+    return m <= 1 ? p : -expm1((double)m * log1p(-p));
+}
+
 /* The statistics of a change at index between segments [a, index) and
- * [index, b). */
-static kb_change_point compare_sides(const double *x, long a, long index, long b)
+ * [index, b).  Its p is the t-test's corrected for the split positions
+ * the point was chosen among: E-Divisive picked it as the best split of
+ * its segment, at most a window wide, so the t-test's own p (valid for a
+ * split fixed in advance) would call the best of ~W noise splits
+ * significant far more often than p says (docs/history.md). */
+static kb_change_point compare_sides(const double *x, long a, long index, long b,
+                                     long window)
 {
     kb_change_point c = {.index = index};
     mean_std(x, a, index, &c.mean_before, &c.std_before);
     mean_std(x, index, b, &c.mean_after, &c.std_after);
-    c.pvalue = kb_student_t_test(c.mean_before, c.std_before, index - a,
+    double p = kb_student_t_test(c.mean_before, c.std_before, index - a,
                                  c.mean_after, c.std_after, b - index);
+    long positions = (b - a < window ? b - a : window) - 1;
+    c.pvalue = sidak(p, positions);
     return c;
 }
 
@@ -152,7 +167,7 @@ static long divide_window(const double *w, long n, double p1, long *found)
                 seg_b = b;
             }
         }
-        if (best_tau < 0 || compare_sides(w, seg_a, best_tau, seg_b).pvalue > p1)
+        if (best_tau < 0 || compare_sides(w, seg_a, best_tau, seg_b, n).pvalue > p1)
             break;
         insert_sorted(found, &nf, best_tau);
     }
@@ -191,12 +206,13 @@ static long split(const double *x, long n, long window, double p1, long *idx)
 }
 
 /* The statistics of points[i] between its neighbours. */
-static void restat(const double *x, long n, kb_change_point *pt, long count, long i)
+static void restat(const double *x, long n, long window, kb_change_point *pt,
+                   long count, long i)
 {
     if (i < 0 || i >= count)
         return;
     long a = i ? pt[i - 1].index : 0, b = i + 1 < count ? pt[i + 1].index : n;
-    pt[i] = compare_sides(x, a, pt[i].index, b);
+    pt[i] = compare_sides(x, a, pt[i].index, b, window);
 }
 
 long kb_edivisive_changes(const double *x, long n, long window, double p,
@@ -220,7 +236,7 @@ long kb_edivisive_changes(const double *x, long n, long window, double p,
         pt[i].index = idx[i];
     free(idx);
     for (long i = 0; i < count; i++)
-        restat(x, n, pt, count, i);
+        restat(x, n, window, pt, count, i);
     /* The merge step: drop the weakest until every point passes. */
     while (count > 0) {
         long weak = 0;
@@ -239,8 +255,8 @@ long kb_edivisive_changes(const double *x, long n, long window, double p,
         count--;
         /* both neighbours of the dropped point (Otava: the right one and
          * the one after it) */
-        restat(x, n, pt, count, weak - 1);
-        restat(x, n, pt, count, weak);
+        restat(x, n, window, pt, count, weak - 1);
+        restat(x, n, window, pt, count, weak);
     }
     if (count == 0) {
         free(pt);

@@ -10,7 +10,10 @@
  * smallest magnitude is at most the minimum, that point is dropped and
  * its neighbours' statistics recomputed.
  *
- * Two places where kbench differs from Otava 0.8 (docs/history.md):
+ * Three places where kbench differs from Otava 0.8 (docs/history.md):
+ * each point's p is the t-test's corrected (Sidak) for the split
+ * positions E-Divisive chose it among, where Otava uses the t-test's p as
+ * if the split had been fixed in advance (so noise gives false changes);
  * the t-test gets sample standard deviations (n-1), where Otava passes
  * NumPy's population ones; and after dropping a point, both neighbours
  * (left and right) are recomputed, where Otava recomputes the right
@@ -23,7 +26,8 @@ typedef struct {
     long index;
     double mean_before, mean_after;   /* of the segments either side */
     double std_before, std_after;     /* sample standard deviations */
-    double pvalue;                    /* two-sided Student t-test */
+    double pvalue;                    /* two-sided Student t-test, corrected
+                                         for the split positions */
 } kb_change_point;
 
 /* Otava's forward change: mean_after / mean_before - 1, in percent (0

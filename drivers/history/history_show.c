@@ -81,8 +81,10 @@ static int read_events(sqlite3 *db, event_list *e)
     return rc || step != SQLITE_DONE ? -1 : 0;
 }
 
+/* The left margin holds the y title and tick labels as wide as
+ * "-1.23e-05" (12 px type) without their overlapping (seen in Chromium). */
 enum { WIDTH = 760, HEIGHT = 270 };
-static const kb_svg_box chart_box = {.left = 80, .right = 740, .top = 30, .bottom = 210};
+static const kb_svg_box chart_box = {.left = 96, .right = 740, .top = 30, .bottom = 210};
 
 static const char *const metric_titles[] = {
     [KB_METRIC_MEDIAN] = "median time (s)",
@@ -211,7 +213,7 @@ static void chart(FILE *f, const kb_history_analysis *a, const kb_history_series
     snprintf(title, sizeof title, "run, oldest first (%s to %s)", s->time[0],
              s->time[s->n - 1]);
     kb_svg_axis_title(f, &x, &chart_box, 36, 12, title);
-    kb_svg_axis_title(f, &y, &chart_box, 62, 12, metric_titles[o->metric]);
+    kb_svg_axis_title(f, &y, &chart_box, 82, 12, metric_titles[o->metric]);
     long nc = changes_of(a, s, c);
     draw_changes(f, s, &x, &y, c, nc);
     draw_events(f, s, &x, e);

@@ -54,7 +54,7 @@ static const kb_option filter_options[] = {
 static const kb_option detect_options[] = {
     {.name = "p", .type = KB_OPT_DOUBLE, .metavar = "P", .def = "0.001",
      .offset = O(p), .min = 1e-12, .max = 0.5,
-     .help = "the t-test's threshold a change point must pass"},
+     .help = "a change point's t-test p (corrected for the split's choice) must be below P"},
     {.name = "window", .type = KB_OPT_INT, .metavar = "W", .def = "50",
      .offset = O(window), .min = 6, .max = 100000,
      .help = "E-Divisive's window, in runs (it steps by half)"},

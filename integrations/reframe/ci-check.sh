@@ -9,7 +9,11 @@
 # binary has, its GEMM layers only, with the site configuration's `local`
 # system. It then proves the judging is real: kbench output with a failed
 # case, or without its SUITE_STATUS line, both exiting 0, must fail sanity,
-# and an unmeetable reference must fail the performance stage.
+# and an unmeetable reference must fail the performance stage. The passing
+# run also adds every test's results to a history database
+# (-S history_db), which `kbench history export` must give back, a run per
+# test, each tagged with it; a database that refuses the run must fail the
+# test.
 # --slurm instead starts the test cluster (integrations/slurm/local-cluster.sh,
 # stopped on exit) and runs the same tests on the `slurm-local` system with
 # --distribute=all: one job per test per node, every node must be used.
@@ -102,12 +106,29 @@ sys.exit(0 if ok else 1)
 EOF
 }
 
+# history_check N: the history database holds N runs, one per test, each
+# tagged with its test's name.
+history_check() {
+    "$bin" history export --db "$work/history.db" --jsonl "$work/history.jsonl" \
+        || die "kbench history export failed"
+    "$venv/bin/python" - "$work/history.jsonl" "$1" <<'EOF'
+import collections, json, sys
+runs = [r for r in map(json.loads, open(sys.argv[1])) if r['type'] == 'history_run']
+tests = collections.Counter(r['tags'].get('reframe_test') for r in runs)
+ok = len(runs) == int(sys.argv[2]) and None not in tests
+print(f'ci-check: history: {len(runs)} runs (expected {sys.argv[2]}), from {len(tests)} tests'
+      + ('' if ok else f': {dict(tests)}'))
+sys.exit(0 if ok else 1)
+EOF
+}
+
 nb=$(echo "$backends" | tr ',' '\n' | wc -l)
 start=$SECONDS
 if [ $mode = local ]; then
     KBENCH_BACKENDS=$backends reframe local local -S kbench_bin="$bin" --report-junit "$work/junit.xml" \
-        || die "ReFrame run failed (local, backends $backends)"
+        -S history_db="$work/history.db" || die "ReFrame run failed (local, backends $backends)"
     report_check local pass $((3 * nb)) || die "local run: unexpected report"
+    history_check $((3 * nb)) || die "local run: the history does not hold every test's run"
 
     # Lost exit status: output that says failure, from a process that exits 0.
     # stub NAME FILTER: a kbench whose `run` output goes through FILTER, exiting 0.
@@ -131,14 +152,22 @@ if [ $mode = local ]; then
     KBENCH_BACKENDS=${backends%%,*} RFM_REFERENCE_PREFIX="$work/stub" reframe unmet-ref local -n '%model=resnet50' \
         -S kbench_bin="$bin" >"$work/unmet-ref.log" 2>&1 && die "ReFrame passed a reference of 1e12 GFLOP/s"
     report_check unmet-ref fail performance || die "unmet reference: not failed by performance"
+    # A history that refuses the run (not a kbench database) fails the test.
+    echo "not a database" >"$work/not-a.db"
+    KBENCH_BACKENDS=${backends%%,*} reframe bad-history local -n '%model=resnet50' -S kbench_bin="$bin" \
+        -S history_db="$work/not-a.db" >"$work/bad-history.log" 2>&1 \
+        && die "ReFrame passed a test whose history add failed"
+    report_check bad-history fail sanity || die "failed history add: not failed by sanity"
 else
     cluster=$work/slurm
     "$root/integrations/slurm/local-cluster.sh" start "$cluster" || die "the Slurm test cluster did not start"
     export SLURM_CONF=$cluster/slurm.conf
     nodes=$(sinfo -h -N -o '%N' | sort -u | wc -l)
     KBENCH_BACKENDS=$backends reframe slurm slurm-local -S kbench_bin="$bin" --distribute=all \
-        --report-junit "$work/junit.xml" || die "ReFrame run failed (Slurm, backends $backends)"
+        -S history_db="$work/history.db" --report-junit "$work/junit.xml" \
+        || die "ReFrame run failed (Slurm, backends $backends)"
     report_check slurm pass $((3 * nb * nodes)) || die "Slurm run: unexpected report"
+    history_check $((3 * nb * nodes)) || die "Slurm run: the history does not hold every test's run"
     # Every test ran on every node, by the controller's own record: the
     # report's node list is empty for jobs that ended between two squeue polls.
     "$venv/bin/python" - "$work/slurm.json" "$cluster/log/slurmctld.log" \

@@ -3,6 +3,7 @@
 #   reframe -C integrations/reframe/config/site.py \
 #           -c integrations/reframe/kbench_checks.py -r --system local \
 #           [-S kbench_bin=build/default/kbench] [-S kernel=gemm] [-S layer=REGEX] [-S peaks=FILE]
+#           [-S history_db=FILE]
 #
 # KBENCH_BACKENDS (comma list, default every CPU backend of
 # backends/backends.txt) is the build
@@ -10,11 +11,13 @@
 import os
 import re
 import shlex
+import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, parameter, run_after, run_before,
                                    sanity_function, variable)
+from reframe.core.exceptions import SanityError
 
 SOURCE_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
@@ -106,6 +109,7 @@ class KbenchModelCheck(rfm.RunOnlyRegressionTest):
     layer = variable(str, value='')      # kbench --layer REGEX; empty: every layer
     kernel = variable(str, value='')     # kbench --kernel LIST; empty: every kernel
     peaks = variable(str, value='')      # a `kbench peaks` file: adds pct_of_roof
+    history_db = variable(str, value='') # a `kbench history` database: each run is added
     mb = variable(int, value=1)
     reps = variable(int, value=5)
     min_time = variable(float, value=0.2)
@@ -138,7 +142,25 @@ class KbenchModelCheck(rfm.RunOnlyRegressionTest):
             opts += ['--kernel', self.kernel]
         if self.peaks:
             opts += ['--peaks', os.path.abspath(self.peaks)]
+        if self.history_db:
+            opts += ['--json', 'kbench.jsonl']
         self.executable_opts = [shlex.quote(o) for o in opts]
+
+    # Here, on the host ReFrame runs on, once the job has ended, not in the
+    # job script: one process writes the database, which stays on a local
+    # disk rather than on a filesystem every node shares (docs/history.md).
+    @run_before('sanity')
+    def add_to_history(self):
+        if not self.history_db:
+            return
+        add = [self.kbench.binary, 'history', 'add', os.path.join(self.stagedir, 'kbench.jsonl'),
+               '--db', os.path.abspath(self.history_db),
+               '--tag', f'reframe_test={self.display_name}',
+               '--tag', f'reframe_partition={self.current_partition.fullname}']
+        done = subprocess.run(add, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SanityError(f'kbench history add exited {done.returncode}: '
+                              f'{done.stderr.strip() or done.stdout.strip()}')
 
     # The printed marker decides, since some schedulers lose the exit status
     # (EPCC's Kubernetes one; Slurm without accounting reports none).

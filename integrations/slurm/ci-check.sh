@@ -13,7 +13,10 @@
 # and requires: the job exits 1; `kbench merge` flags n3 slow overall and
 # n1, n2 not; `kbench check` FAILs n3 (every case below its band) and
 # PASSes n1 and n2; the JUnit XML parses with one testsuite per node and
-# agrees. Any deviation exits 1 (2 for a usage or setup error).
+# agrees; and both jobs added their nodes' results to the history
+# database KB_HISTORY_DB names (`kbench history export` gives back 3 runs
+# from each job, tagged with its slurm_job). Any deviation exits 1 (2 for
+# a usage or setup error).
 #
 # Why these settings: the emulated nodes share this machine's two CPUs
 # with whatever else runs on it. So the steps run one at a time
@@ -52,7 +55,7 @@ cleanup() {
     if [ -n "${KB_CI_KEEP:-}" ]; then
         mkdir -p "$KB_CI_KEEP" || rc=1
         # What a failed run left; a missing piece is not a second failure.
-        cp -r "$tmp/ref" "$tmp/accept" "$tmp"/*.out "$tmp"/*bands.jsonl "$KB_CI_KEEP"/ 2>/dev/null || true
+        cp -r "$tmp/ref" "$tmp/accept" "$tmp"/*.out "$tmp"/*bands.jsonl "$tmp"/history.* "$KB_CI_KEEP"/ 2>/dev/null || true
     fi
     rm -rf "$tmp"
     exit $rc
@@ -64,6 +67,7 @@ start=$SECONDS
 KB_SLURM_NODES=3 "$here/local-cluster.sh" start "$tmp/cluster"
 export SLURM_CONF=$tmp/cluster/slurm.conf
 export KB_BIN=$kb KB_SLURM_DIR=$here KB_STEPS_AT_ONCE=1 KB_SLOW_FRACTION=0.1 OMP_NUM_THREADS=1
+export KB_HISTORY_DB=$tmp/history.db
 export KB_SELECTION=${KB_CI_SELECTION:---desc m256n256k256 --desc mb1ic16ih56oc16kh3ph1 --backend omp --reps 20 --min-time 0.3}
 tolerance=${KB_CI_TOLERANCE:-0.6}
 cd "$root"
@@ -150,5 +154,27 @@ if bad:
     sys.exit(1)
 print(f"ci-check: merge flags n3 slow; check FAILs n3, PASSes n1 and n2; "
       f"JUnit: {len(suites)} testsuites parse and agree")
+EOF
+echo "ci-check: 5. the history"
+"$kb" history export --db "$KB_HISTORY_DB" --jsonl "$tmp/history.jsonl" || fail "kbench history export failed"
+python3 - "$tmp/history.jsonl" <<'EOF' || fail "the history does not hold both jobs' runs"
+"""Each job's 3 node files, once each, tagged with that job's id."""
+import collections
+import json
+import os
+import sys
+
+runs = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "history_run"]
+per_job = collections.defaultdict(set)
+for r in runs:
+    run_dir, node = os.path.split(r["path"])
+    per_job[(r["tags"].get("slurm_job"), os.path.basename(run_dir))].add(node)
+want = {"n1.jsonl", "n2.jsonl", "n3.jsonl"}
+dirs = sorted(d for _, d in per_job)
+if len(runs) != 6 or dirs != ["accept", "ref"] or any(n != want for n in per_job.values()):
+    print(f"ci-check: history: {len(runs)} runs, by (job, directory): {dict(per_job)}", file=sys.stderr)
+    sys.exit(1)
+print("ci-check: history: 3 runs from each job, tagged slurm_job=" +
+      ", ".join(sorted(str(j) for j, _ in per_job)))
 EOF
 echo "ci-check: PASS in $((SECONDS - start)) s"

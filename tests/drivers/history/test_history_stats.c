@@ -1,7 +1,8 @@
 /* test_history_stats.c - the statistics of `kbench history changes`: the
  * incomplete beta function and Student's t tail against exact values, the
- * E-Divisive Q statistic on hand-worked series, and change points found
- * in synthetic series (a 5 % step in 1 % noise; stationary noise); and
+ * E-Divisive Q statistic on hand-worked series, the p-value's correction
+ * for the split positions, and change points found in synthetic series
+ * (a 5 % step in 1 % noise; stationary noise); and
  * the content hash against FIPS 180-4's examples. */
 #include "check.h"
 
@@ -88,6 +89,34 @@ static void test_step_found(void)
     free(cp);
 }
 
+/* A point's p is the t-test's corrected by Sidak for the split positions
+ * it was chosen among: 1 - (1 - p_t)^m, m = its segment's length less
+ * one, at most window - 1.  20 runs, 1.0 then 1.1 from run 10, with a
+ * fixed wobble: one change, at 10, between [0, 10) and [10, 20). */
+static void test_sidak_pvalue(void)
+{
+    double x[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = (i < 10 ? 1.0 : 1.1) + 0.01 * (i * 7 % 5 - 2);
+    const struct { long window, m; } cases[] = {{50, 19}, {20, 19}, {8, 7}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        kb_change_point *cp;
+        long n = kb_edivisive_changes(x, 20, cases[k].window, 0.001, 0, &cp);
+        CHECK(n == 1);
+        if (n == 1) {
+            CHECK(cp[0].index == 10);
+            double pt = kb_student_t_test(cp[0].mean_before, cp[0].std_before, 10,
+                                          cp[0].mean_after, cp[0].std_after, 10);
+            /* for p_t this small, two terms of the binomial expansion are
+             * exact to ~(m p_t)^2 (1 - (1 - p_t)^m itself would cancel) */
+            double m = (double)cases[k].m, want = m * pt - m * (m - 1) / 2 * pt * pt;
+            CHECK(pt > 0 && pt < 1e-6);
+            CHECK_NEAR(cp[0].pvalue / want, 1.0, 1e-9);
+        }
+        free(cp);
+    }
+}
+
 /* 500 stationary points (1 % noise): no change at p = 0.001 on at least
  * 19 seeds of 20. */
 static void test_stationary(void)
@@ -140,7 +169,8 @@ static void test_sha256(void)
 
 static const check_test tests[] = {
     CHECK_TEST(incomplete_beta), CHECK_TEST(student_t), CHECK_TEST(q_hand),
-    CHECK_TEST(step_found), CHECK_TEST(stationary), CHECK_TEST(degenerate),
+    CHECK_TEST(step_found), CHECK_TEST(sidak_pvalue), CHECK_TEST(stationary),
+    CHECK_TEST(degenerate),
     CHECK_TEST(sha256),
     CHECK_END};
 
