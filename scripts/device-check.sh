@@ -12,7 +12,7 @@
 #  2. the GPU tests (`ctest -L gpu`, from tests.tsv);
 #  3. compute-sanitizer memcheck and racecheck over the hand-written
 #     kernels on the edge inputs (the test gpu_backend_cuda), and memcheck
-#     over the ceiling kernels (kbench peaks --quick);
+#     over the ceiling kernels (kbench peaks --gpu-only --quick);
 #  4. the fp32 check: the fine fill (fp32_strict.txt) on cuda, cublas,
 #     cudnn; kbench peaks;
 #  5. the three catalogs on cuda, cublas and cudnn, at batch 32
@@ -35,11 +35,12 @@
 # finished) or, when less than its minimum is left, not started; reports,
 # goals and summary always run.
 # --rehearse: no GPU expected (CI, a bare chroot): the driver and
-# compute-sanitizer may be missing, and every step must say
-# "no CUDA device" or be skipped for it.
+# compute-sanitizer may be missing, and every step must succeed or skip
+# (a test's 77) and say it found no (CUDA) device.
 # Exit 0 when every step ran and succeeded (--rehearse: ran and found no
 # device), 1 otherwise (summary.txt says which), 2 usage or a missing
 # prerequisite.
+# shellcheck disable=SC2317  # gpu_tests and sanitize run through step
 set -euo pipefail
 
 rehearse=0
@@ -67,9 +68,11 @@ missing=() nodevice=()
 for tool in python3 timeout tar gzip ldd awk sed grep getconf; do
     command -v "$tool" >/dev/null || missing+=("$tool (command)")
 done
-sanitizer=$(command -v compute-sanitizer ||
-            ls /usr/local/cuda/bin/compute-sanitizer \
-               /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1 || true)
+sanitizer=$(command -v compute-sanitizer || true)
+for f in /usr/local/cuda/bin/compute-sanitizer \
+         /usr/local/cuda*/compute-sanitizer/compute-sanitizer; do
+    [ -n "$sanitizer" ] || [ ! -x "$f" ] || sanitizer=$f
+done
 [ -n "$sanitizer" ] || nodevice+=("compute-sanitizer (the CUDA toolkit's; on PATH or in /usr/local/cuda)")
 # cuBLAS and cuDNN: NVIDIA's Python wheels first, then the CUDA toolkit.
 nvlibs=$(python3 -c '
@@ -105,9 +108,13 @@ else
     [ "${cuda%%.*}" -ge "${built:-0}" ] 2>/dev/null ||
         missing+=("a driver for CUDA $built (it supports CUDA ${cuda:-unknown})")
 fi
-ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' ||
-    ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 >/dev/null 2>&1 ||
-    nodevice+=("libcuda.so.1 (the NVIDIA driver)")
+# libcuda.so.1: where the loader would find it (not through grep -q: a
+# pipe closed early fails under pipefail)
+libcuda=$(ldconfig -p 2>/dev/null | awk '$1 == "libcuda.so.1" { print $NF; exit }')
+for d in ${LD_LIBRARY_PATH//:/ } /usr/lib/x86_64-linux-gnu /usr/local/nvidia/lib64; do
+    [ -n "$libcuda" ] || [ ! -e "$d/libcuda.so.1" ] || libcuda=$d/libcuda.so.1
+done
+[ -n "$libcuda" ] || nodevice+=("libcuda.so.1 (the NVIDIA driver)")
 if [ "$rehearse" = 0 ]; then
     missing+=("${nodevice[@]}")
 fi
@@ -152,11 +159,14 @@ step() {
     (cd "$work" && timeout --signal=TERM --kill-after=10 "$left" \
         bash -c '"$@"' "$name" "$@") >"$log" 2>&1 || rc=$?
     { echo "==== $name: $*"; cat "$log"; } >>"$logs"
-    if [ "$rehearse" = 1 ] && [ "$rc" -eq 0 ] && ! grep -qi "no CUDA device" "$log"; then
-        rc=nodev
+    if [ "$rehearse" = 1 ]; then
+        # a test's skip (77) is its no-device answer; no other one is
+        if [ "$rc" = 0 ] || [ "$rc" = 77 ]; then
+            grep -Eqi "no (CUDA )?device" "$log" && rc=0 || rc=nodev
+        fi
     fi
     note "$(printf '%-14s rc %-5s %4d s  %s' "$name" "$rc" \
-            $((SECONDS - t0)) "${*#"$bundle/"}")"
+            $((SECONDS - t0)) "$*" | sed "s|$bundle/||g; s|$work/||g")"
     # kbench run: 1 means some case FAILED, a result like any other here
     if [ "$rc" != 0 ]; then
         failed=1
@@ -173,14 +183,15 @@ gpu_tests() {
     while IFS=$'\t' read -r name skip env cmd; do
         cmd=${cmd//@BUNDLE@/$bundle}
         rc=0
-        # shellcheck disable=SC2086  # env and cmd are words, tab-separated
+        # shellcheck disable=SC2086,SC2163  # env: NAME=VALUE words
         ( [ "$env" = - ] || export $env
           IFS=$'\t' read -ra argv <<<"$cmd"
           exec "${argv[@]}" ) >"$work/test.log" 2>&1 || rc=$?
         if [ "$rc" = 0 ]; then
             echo "PASSED  $name"
         elif [ "$rc" = "$skip" ]; then
-            echo "SKIPPED $name: $(tail -1 "$work/test.log")"
+            echo "SKIPPED $name: $(grep -Ei -m1 "no .*device" "$work/test.log" ||
+                                   tail -1 "$work/test.log")"
         else
             echo "FAILED  $name (exit $rc):"; sed 's/^/    /' "$work/test.log"
             bad=1
@@ -232,7 +243,7 @@ step gpu-tests 20 600 gpu_tests
 step memcheck 10 "$SANITIZER_S" sanitize memcheck $cuda_test
 # shellcheck disable=SC2086
 step racecheck 10 "$SANITIZER_S" sanitize racecheck $cuda_test
-step memcheck-peak 10 "$SANITIZER_S" sanitize memcheck "$kb" peaks --quick
+step memcheck-peak 10 "$SANITIZER_S" sanitize memcheck "$kb" peaks --gpu-only --quick
 step fp32-fine 10 600 "$kb" run --fill fine --batch "$fp32" \
     --backend "$backends" --reps 1 --min-time 0 --quiet \
     --json "$res/fp32_fine.jsonl"
@@ -263,6 +274,7 @@ for f in "${catalog_files[@]}"; do
     cmd=("$kb" report "$f" --outdir "$res/report/$model")
     [ -s "$out/ceilings.json" ] && cmd+=(--peaks "$out/ceilings.json")
     rc=0 t0=$SECONDS
+    mkdir -p "$res/report"
     "${cmd[@]}" >"$work/report.log" 2>&1 || rc=$?
     { echo "==== report $model"; cat "$work/report.log"; } >>"$logs"
     note "$(printf '%-14s rc %-5s %4d s  %s' "report" "$rc" \

@@ -74,8 +74,11 @@ for t in json.load(sys.stdin)["tests"]:
             dest = "bin/" + os.path.basename(a)
         elif a.startswith(src + "/"):
             dest = "src/" + os.path.relpath(a, src)
+        elif os.path.isabs(a):
+            args.append(os.path.basename(a))   # bash: from PATH there
+            continue
         else:
-            args.append(a)   # an option, or a system program (bash)
+            args.append(a)
             continue
         os.makedirs(os.path.join(out, os.path.dirname(dest)), exist_ok=True)
         shutil.copy2(a, os.path.join(out, dest))
@@ -97,11 +100,13 @@ done | sort -u | while read -r name path; do
     cp -L "$path" "$dir/lib/$name"
 done
 # RPATH, not RUNPATH: it also serves the libraries' own dependencies.
+# shellcheck disable=SC2016  # $ORIGIN: the loader's, not the shell's
+origin='$ORIGIN'
 for f in "$dir"/bin/*; do
-    patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$f"
+    patchelf --force-rpath --set-rpath "$origin/../lib" "$f"
 done
 for f in "$dir"/lib/*; do
-    patchelf --force-rpath --set-rpath '$ORIGIN' "$f"
+    patchelf --force-rpath --set-rpath "$origin" "$f"
 done
 
 # The newest glibc version any packed binary asks for: device-check.sh

@@ -46,7 +46,8 @@ while [ $# -gt 0 ]; do
         --user) user=kbench ;;
         --worktree) worktree=1 ;;
         --bundle)
-            [ $# -ge 2 ] && [ -x "$2/device-check.sh" ] ||
+            [ $# -ge 2 ] || usage
+            [ -x "$2/device-check.sh" ] ||
                 { echo "fresh-debian-check.sh: --bundle ${2:-}: no device-check.sh there" >&2
                   exit 2; }
             bundle=$(realpath "$2"); shift ;;
@@ -267,7 +268,7 @@ if [ -n "$bundle" ]; then
     in_chroot "./device-check.sh --rehearse /root/device-out" || status=1
     files=$(find "$root/root/device-out" -type f | wc -l)
     echo "fresh-debian-check: device-check.sh wrote $files files:" \
-         "$(ls "$root/root/device-out" | tr '\n' ' ')"
+         "$(cd "$root/root/device-out" && echo *)"
     [ "$files" -le 8 ] || { echo "fresh-debian-check: more than 8 files"; status=1; }
     phase ""
     [ "$status" = 0 ] && echo "fresh-debian-check: PASSED" ||
