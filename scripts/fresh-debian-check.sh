@@ -16,7 +16,8 @@
 #                python3 and, as NVIDIA's Python wheels, this machine's
 #                cuBLAS and cuDNN (bound read-only); its device-check.sh
 #                --rehearse must find no CUDA device everywhere, exit 0,
-#                and write at most 8 files
+#                and write at most 8 files (before python3 and the
+#                libraries are there, it must exit 2 naming them all)
 #   --cache DIR  keep in DIR the debootstrapped base (S-minbase.tar, made
 #                again when a week old) and the downloaded .debs: reruns
 #                skip debootstrap and most downloads
@@ -246,6 +247,18 @@ in_chroot() {
 # machine's cuBLAS and cuDNN where NVIDIA's wheels put theirs
 # (site-packages/nvidia/NAME/lib); nothing else.
 if [ -n "$bundle" ]; then
+    # Bare, it must refuse at once (exit 2), naming all it lacks.
+    phase "device-check.sh on the bare chroot"
+    rc=0
+    in_chroot "./device-check.sh /root/device-bare >/dev/null 2>&1" || rc=$?
+    lacks=$(sed -n 's/^  //p' "$root/root/device-bare/summary.txt")
+    echo "$lacks"
+    for want in python3 libcublas.so.13 libcudnn.so.9 compute-sanitizer \
+                nvidia-smi libcuda.so.1; do
+        echo "$lacks" | grep -q "^$want " ||
+            { echo "fresh-debian-check: bare: $want not named (exit $rc)"; exit 1; }
+    done
+    [ "$rc" = 2 ] || { echo "fresh-debian-check: bare: exit $rc, not 2"; exit 1; }
     phase "python3, the NVIDIA libraries as wheels"
     in_chroot --root "apt-get update -qq &&
         DEBIAN_FRONTEND=noninteractive apt-get install -qq -y \
