@@ -10,9 +10,9 @@
 #     nvidia/*/lib, or the CUDA toolkit's lib64), glibc as new as the
 #     bundle's; exit 2 when one is missing;
 #  2. the GPU tests (`ctest -L gpu`, from tests.tsv);
-#  3. compute-sanitizer memcheck and racecheck over the hand-written
-#     kernels on the edge inputs (the test gpu_backend_cuda), and memcheck
-#     over the ceiling kernels (kbench peaks --gpu-only --quick);
+#  3. compute-sanitizer memcheck over the hand-written kernels on the
+#     edge inputs (the test gpu_backend_cuda) and over the ceiling kernels
+#     (kbench peaks --gpu-only --quick), at most SANITIZER_S each;
 #  4. the fp32 check: the fine fill (fp32_strict.txt) on cuda, cublas,
 #     cudnn; kbench peaks;
 #  5. the three catalogs on cuda, cublas and cudnn, at batch 32
@@ -20,7 +20,9 @@
 #     case after 1 warm-up, placed under the ceilings;
 #  6. the goals' sweeps: fp32 GEMM cuda vs cublas (1024^3 to 8192^3) and
 #     conv cuda vs cudnn (ResNet-50 and CosmoFlow layers at their batch);
-#  7. kbench report per catalog, the goals (device_goals.py).
+#  7. compute-sanitizer racecheck over the hand-written kernels on the
+#     edge inputs, with the time left (it is the slowest);
+#  8. kbench report per catalog, the goals (device_goals.py).
 # OUTDIR gets 7 files (at most 8 come back from the GPU machine):
 #   summary.txt     the device, each step's command, exit code and time
 #   goals.txt       device_goals.py's verdicts
@@ -30,7 +32,7 @@
 #   nvidia-smi.txt  nvidia-smi -q
 #   results.tar.gz  every JSON Lines file and report
 # Every step runs under a deadline (BUDGET_S, default 330 s for the
-# whole; the sanitizer steps at most SANITIZER_S, default 90 s, each): a
+# whole; the memcheck steps at most SANITIZER_S, default 60 s, each): a
 # step that would pass it is cut short (kbench keeps the cases it
 # finished) or, when less than its minimum is left, not started; reports,
 # goals and summary always run.
@@ -50,7 +52,7 @@ mkdir -p "$1"
 out=$(cd "$1" && pwd)
 bundle=$(cd "$(dirname "$0")" && pwd)
 BUDGET_S=${BUDGET_S:-330}
-SANITIZER_S=${SANITIZER_S:-90}
+SANITIZER_S=${SANITIZER_S:-60}
 kb=$bundle/bin/kbench
 start=$SECONDS
 work=$(mktemp -d "${TMPDIR:-/tmp}/device-check.XXXXXX")
@@ -241,8 +243,6 @@ mkdir -p "$res"
 step gpu-tests 20 600 gpu_tests
 # shellcheck disable=SC2086  # cuda_test is the test's words
 step memcheck 10 "$SANITIZER_S" sanitize memcheck $cuda_test
-# shellcheck disable=SC2086
-step racecheck 10 "$SANITIZER_S" sanitize racecheck $cuda_test
 step memcheck-peak 10 "$SANITIZER_S" sanitize memcheck "$kb" peaks --gpu-only --quick
 step fp32-fine 10 600 "$kb" run --fill fine --batch "$fp32" \
     --backend "$backends" --reps 1 --min-time 0 --quiet \
@@ -266,6 +266,10 @@ descs=()
 for d in "${convs[@]}"; do descs+=(--desc "$d"); done
 step conv-sweep 15 600 "$kb" run "${descs[@]}" --backend "$hand,$conv_vendor" \
     --reps 5 "${common[@]}" --json "$res/conv-sweep.jsonl"
+
+# racecheck last: the slowest tool, it gets what the measurements left
+# shellcheck disable=SC2086
+step racecheck 20 600 sanitize racecheck $cuda_test
 
 # The reserve: reports, goals, summary (cheap; no deadline of their own).
 for f in "${catalog_files[@]}"; do
