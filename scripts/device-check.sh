@@ -124,6 +124,7 @@ fi
     echo "device-check $* ($(date -u +%Y-%m-%dT%H:%M:%SZ), budget ${BUDGET_S} s, rehearse $rehearse)"
     sed 's/^/bundle: /' "$bundle/bundle.txt"
     echo "libraries from: ${nvlibs:-nowhere}"
+    ldd "$kb" 2>&1 | awk '/cublas|cudnn|cudart|libcuda\./ { print "  " $1, $2, $3 }'
     for n in "${nodevice[@]}"; do echo "no CUDA device: missing $n"; done
 } | tee -a "$summary"
 if [ ${#missing[@]} -gt 0 ]; then
