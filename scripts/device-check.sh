@@ -54,9 +54,11 @@ bundle=$(cd "$(dirname "$0")" && pwd)
 BUDGET_S=${BUDGET_S:-330}
 SANITIZER_S=${SANITIZER_S:-60}
 kb=$bundle/bin/kbench
-[ -x "$kb" ] && [ -f "$bundle/tests.tsv" ] ||
-    { echo "device-check: $bundle is not a bundle: make one with" \
-           "scripts/device-pack.sh DIR, then run DIR/device-check.sh" >&2; exit 2; }
+if [ ! -x "$kb" ] || [ ! -f "$bundle/tests.tsv" ]; then
+    echo "device-check: $bundle is not a bundle: make one with" \
+         "scripts/device-pack.sh DIR, then run DIR/device-check.sh" >&2
+    exit 2
+fi
 start=$SECONDS
 work=$(mktemp -d "${TMPDIR:-/tmp}/device-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
