@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# fresh-debian-check.sh [--suite S] [--user] [--worktree] [--cache DIR]
-#                       [--keep] -
+# fresh-debian-check.sh [--suite S] [--user] [--worktree] [--bundle DIR]
+#                       [--cache DIR] [--keep] -
 # prove the README's two commands on a fresh Debian: debootstrap suite S
 # (minbase) into a temporary directory, put a clean clone of this
 # checkout's HEAD in it, mount /proc, /sys, /dev, /dev/pts and /dev/shm,
@@ -11,6 +11,13 @@
 #   --user       run them as a user with sudo instead (sudo installed,
 #                user kbench, passwordless); checks the build is the user's
 #   --worktree   copy the working tree as it is, committed or not
+#   --bundle DIR rehearse the GPU device check instead: the bundle DIR
+#                (scripts/device-pack.sh) in the chroot with nothing but
+#                python3 and, as NVIDIA's Python wheels, this machine's
+#                cuBLAS and cuDNN (bound read-only); its device-check.sh
+#                --rehearse must find no CUDA device everywhere, exit 0,
+#                and write at most 8 files (before python3 and the
+#                libraries are there, it must exit 2 naming them all)
 #   --cache DIR  keep in DIR the debootstrapped base (S-minbase.tar, made
 #                again when a week old) and the downloaded .debs: reruns
 #                skip debootstrap and most downloads
@@ -22,11 +29,11 @@
 # shellcheck disable=SC2317  # mounts_below and cleanup run from the trap
 set -euo pipefail
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 args=("$@")
-worktree=0 cache="" keep=0 user="" suite=bookworm
+worktree=0 cache="" keep=0 user="" suite=bookworm bundle=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --suite)
@@ -39,6 +46,12 @@ while [ $# -gt 0 ]; do
             shift ;;
         --user) user=kbench ;;
         --worktree) worktree=1 ;;
+        --bundle)
+            [ $# -ge 2 ] || usage
+            [ -x "$2/device-check.sh" ] ||
+                { echo "fresh-debian-check.sh: --bundle ${2:-}: no device-check.sh there" >&2
+                  exit 2; }
+            bundle=$(realpath "$2"); shift ;;
         --cache) [ $# -ge 2 ] || usage; cache=$(realpath -m "$2"); shift ;;
         --keep) keep=1 ;;
         *) usage ;;
@@ -175,7 +188,10 @@ phase "copy the checkout in"
 home=/root
 [ -z "$user" ] || home=/home/$user
 dest=$root$home/kbench
-if [ "$worktree" = 1 ]; then
+if [ -n "$bundle" ]; then
+    cp -a "$bundle" "$dest"
+    echo "copied the bundle $bundle ($(du -sh "$bundle" | cut -f1))"
+elif [ "$worktree" = 1 ]; then
     # tracked and untracked files that git does not ignore, less deleted
     # ones; no build dirs
     mkdir -p "$dest"
@@ -226,6 +242,52 @@ in_chroot() {
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         bash -c "cd $home/kbench && $1"
 }
+
+# The device check's rehearsal: python3 (the GPU machine has it), and this
+# machine's cuBLAS and cuDNN where NVIDIA's wheels put theirs
+# (site-packages/nvidia/NAME/lib); nothing else.
+if [ -n "$bundle" ]; then
+    # Bare, it must refuse at once (exit 2), naming all it lacks.
+    phase "device-check.sh on the bare chroot"
+    rc=0
+    in_chroot "./device-check.sh /root/device-bare >/dev/null 2>&1" || rc=$?
+    lacks=$(sed -n 's/^  //p' "$root/root/device-bare/summary.txt")
+    echo "$lacks"
+    for want in python3 libcublas.so.13 libcudnn.so.9 compute-sanitizer \
+                nvidia-smi libcuda.so.1; do
+        echo "$lacks" | grep -q "^$want " ||
+            { echo "fresh-debian-check: bare: $want not named (exit $rc)"; exit 1; }
+    done
+    [ "$rc" = 2 ] || { echo "fresh-debian-check: bare: exit $rc, not 2"; exit 1; }
+    phase "python3, the NVIDIA libraries as wheels"
+    in_chroot --root "apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -qq -y \
+            --no-install-recommends python3 >/dev/null" || exit 2
+    if [ -n "$debs" ]; then
+        cp -n "$root"/var/cache/apt/archives/*.deb "$debs/" 2>/dev/null || true
+    fi
+    site=$root/usr/local/lib/python3.11/dist-packages/nvidia
+    for lib in libcublas.so.13 libcudnn.so.9; do
+        from=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
+        [ -n "$from" ] || { echo "fresh-debian-check: no $lib here" >&2; exit 2; }
+        from=$(dirname "$(realpath "$from")")
+        name=${lib%%.*}
+        mkdir -p "$site/${name#lib}/lib"
+        mount --bind -o ro "$from" "$site/${name#lib}/lib"
+        mounts+=("${site#"$root/"}/${name#lib}/lib")
+    done
+    status=0
+    phase "device-check.sh --rehearse"
+    in_chroot "./device-check.sh --rehearse /root/device-out" || status=1
+    files=$(find "$root/root/device-out" -type f | wc -l)
+    echo "fresh-debian-check: device-check.sh wrote $files files:" \
+         "$(cd "$root/root/device-out" && echo *)"
+    [ "$files" -le 8 ] || { echo "fresh-debian-check: more than 8 files"; status=1; }
+    phase ""
+    [ "$status" = 0 ] && echo "fresh-debian-check: PASSED" ||
+        echo "fresh-debian-check: FAILED"
+    exit "$status"
+fi
 
 if [ -n "$user" ]; then
     phase "sudo and user $user"
