@@ -261,7 +261,14 @@ static void test_resnet50(void)
 static void test_cosmoflow(void) { one_profile("cosmoflow", 6); }
 static void test_unet3d(void) { one_profile("unet3d", 5); }
 static void test_bert(void) { one_profile("bert", 150); }
-static void test_deepcam(void) { one_profile("deepcam", 4); }
+static void test_deepcam(void)
+{
+#ifdef KB_IO_HAVE_HDF5
+    one_profile("deepcam", 4);
+#else
+    CHECK_SKIP("built without libhdf5: deepcam's HDF5 files cannot be read");
+#endif
+}
 /* the DLIO layouts, split across ranks */
 static void test_dlio_npz(void) { dlio_layout("dlio-npz"); }
 static void test_dlio_tfrecord(void) { dlio_layout("dlio-tfrecord"); }
