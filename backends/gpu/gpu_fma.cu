@@ -16,7 +16,11 @@
 
 #if defined(KB_GPU_HIP)
 #include <hip/hip_fp16.h>
-#if __has_include(<hip/hip_bf16.h>)   /* ROCm 6: __hip_bfloat162, __hfma2 */
+#include <hip/hip_version.h>
+/* ROCm 6: __hip_bfloat162, __hfma2, __float2bfloat162_rn.  ROCm 5.7
+ * (Debian 13) has the header but not __float2bfloat162_rn: no bf16 pair
+ * there, as where the header is missing (ROCm 5.2, Debian 12). */
+#if __has_include(<hip/hip_bf16.h>) && HIP_VERSION_MAJOR >= 6
 #include <hip/hip_bf16.h>
 #define KB_FMA_BF16 1
 typedef __hip_bfloat162 kb_bf162;
