@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # debian-chroot.sh - sourced, not run: the chroot plumbing of the scripts
 # that build kbench in a Debian chroot (rocm-compile-check.sh; the same
 # as fresh-debian-check.sh does inline).
