@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # debian-chroot.sh - sourced, not run: the chroot plumbing of the scripts
-# that build kbench in a Debian chroot (rocm-compile-check.sh; the same
-# as fresh-debian-check.sh does inline).
+# that build kbench in a Debian chroot (fresh-debian-check.sh,
+# rocm-compile-check.sh).
 #   chroot_fs_mount ROOT    mounts /proc, /sys, the chroot's own /dev,
 #                           /dev/pts and /dev/shm under ROOT
 #   chroot_fs_release ROOT  kills what still runs with ROOT as its root,
