@@ -125,6 +125,7 @@ make_chroot() {
     debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$log" 2>&1 ||
         { tail -n 30 "$log" >&2; rm -f "$log"; exit 2; }
     rm -f "$log"
+    mkdir "$root/root/kbench"   # where in_root runs; the checkout comes later
     # unstable's Release expires within a week: a snapshot mirror's is
     # past it
     echo "deb [check-valid-until=no] $mirror $suite main" >"$root/etc/apt/sources.list"
@@ -170,9 +171,9 @@ for suite in "${suites[@]}"; do
         (cd "$src" && tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
         tar -xf - -C "$root/root/kbench"
     ok=1
-    in_root "cmake -S . -B build/rocm -DCMAKE_BUILD_TYPE=Release -DKBENCH_CUDA=OFF \
+    in_root "mkdir -p build && cmake -S . -B build/rocm -DCMAKE_BUILD_TYPE=Release -DKBENCH_CUDA=OFF \
              -DKBENCH_HIP=ON -DKBENCH_GPUSIM=OFF >build/configure.log 2>&1" ||
-        { mkdir -p "$root/root/kbench/build"; ok=0; }
+        ok=0
     built=$(sed -n 's/^-- kbench backends built: //p' "$root/root/kbench/build/configure.log" 2>/dev/null || true)
     echo "  built: $built"
     for b in ${want_backends[$suite]}; do
