@@ -78,7 +78,7 @@ start=$SECONDS step_start=$SECONDS step_name="" timings=() root=""
 # step NAME: ends the current step (recording its seconds), starts NAME.
 step() {
     [ -z "$step_name" ] ||
-        timings+=("$(printf '%-44s %5ss' "$step_name" $((SECONDS - step_start)))")
+        timings+=("$(printf '%-40s %5ss' "$step_name" $((SECONDS - step_start)))")
     step_name=$1 step_start=$SECONDS
     [ -z "$1" ] || echo "=== rocm-compile-check: $1"
 }
@@ -156,7 +156,7 @@ for suite in "${suites[@]}"; do
         step "$suite: unpack the cached chroot"
         tar -xpf "$tar" --numeric-owner -C "$root"
     else
-        step "$suite: make the chroot (debootstrap, apt-get install)"
+        step "$suite: make the chroot (debootstrap, apt)"
         rm -f "$cache/$suite"-rocm-*.tar   # older keys
         make_chroot "$suite" "$tar"
     fi
