@@ -25,7 +25,7 @@
 # shellcheck disable=SC2317  # cleanup runs from the trap
 set -euo pipefail
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 args=("$@")
