@@ -67,6 +67,7 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "fresh-debian-check.sh: debootstrap, chroot and mount need root" >&2
     exit 2
 fi
+. "$src/scripts/debian-chroot.sh"
 
 mirror=${KB_DEBIAN_MIRROR:-$("$src/scripts/apt-mirror.sh")} || exit 2
 echo "fresh-debian-check: Debian $suite from $mirror"
@@ -89,14 +90,6 @@ phase() {
 root=$(realpath "$(mktemp -d "${TMPDIR:-/var/tmp}/kbench-fresh.XXXXXX")")
 chmod 0755 "$root"  # it is /: apt's _apt and the --user must get through
 log=$root.log  # debootstrap's output, shown when it fails
-# Mounted in this order, undone in the reverse one.
-mounts=(proc sys dev dev/pts dev/shm)
-
-# Everything mounted at or below $root, deepest first.
-mounts_below() {
-    findmnt -rn -o TARGET | awk -v r="$root" \
-        '$0 == r || index($0, r "/") == 1' | sort -r
-}
 
 # run_bg [--log FILE] CMD...: runs CMD in the background (output to FILE)
 # and waits, so that a signal reaches the trap at once, not when CMD ends.
@@ -116,34 +109,17 @@ run_bg() {
 }
 
 cleanup() {
-    local rc=$? m
+    local rc=$?
     trap - EXIT INT TERM
     set +e  # undo all that can be undone
     phase ""
     [ -z "$bg_pid" ] || { kill -TERM "$bg_pid"; wait "$bg_pid"; } 2>/dev/null
-    # Whatever still runs in the chroot (started by this script: its root
-    # is ours) would keep the mounts busy; a few passes catch late forks.
-    for _ in 1 2 3; do
-        for p in /proc/[0-9]*; do
-            [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] &&
-                kill -KILL "${p#/proc/}" 2>/dev/null
-        done
-        sleep 0.2
-    done
-    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
-        m=$root/${mounts[i]}
-        if mountpoint -q "$m"; then
-            umount "$m" 2>/dev/null || umount -l "$m"
-        fi
-    done
-    # Anything else mounted inside (by a package's scripts, say).
-    while read -r m; do
-        [ -n "$m" ] && { umount "$m" 2>/dev/null || umount -l "$m"; }
-    done < <(mounts_below)
+    # what still runs in the chroot (started by this script: its root is
+    # ours) is killed, and all mounted inside undone (a package's too)
     rm -f "$log"
-    if [ -n "$(mounts_below)" ]; then
+    if ! chroot_fs_release "$root"; then
         echo "fresh-debian-check: still mounted, NOT removing $root:" >&2
-        mounts_below >&2
+        chroot_mounts_below "$root" >&2
         rc=2
     elif [ "$keep" = 1 ]; then
         echo "fresh-debian-check: kept $root (mounts undone)"
@@ -209,28 +185,7 @@ if [ -n "$debs" ]; then
     cp -n "$debs"/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
 fi
 
-for m in "${mounts[@]}"; do
-    case "$m" in
-        proc) mount -t proc proc "$root/proc" ;;
-        sys) mount -t sysfs sysfs "$root/sys" ;;
-        dev/shm) mount -t tmpfs -o mode=1777 shm "$root/dev/shm" ;;
-        # The chroot's own /dev, not a bind of the host's: a package script
-        # that replaces dev/null would otherwise replace the host's (a host
-        # /dev/null turned into a regular file was seen on this machine).
-        dev)
-            mount -t tmpfs -o mode=755,nosuid dev "$root/dev"
-            for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
-                read -r name major minor <<<"$node"
-                mknod -m 666 "$root/dev/$name" c "$major" "$minor"
-            done
-            mkdir "$root/dev/pts" "$root/dev/shm"
-            ln -s pts/ptmx "$root/dev/ptmx"
-            ln -s /proc/self/fd "$root/dev/fd"
-            for fd in stdin:0 stdout:1 stderr:2; do ln -s "/proc/self/fd/${fd#*:}" "$root/dev/${fd%:*}"; done
-            ;;
-        dev/pts) mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts" ;;
-    esac
-done
+chroot_fs_mount "$root"   # its own /dev (scripts/debian-chroot.sh)
 
 # in_chroot [--root] COMMAND: runs COMMAND in the checkout as its user
 # (root, or the --user), in a clean environment: what a fresh login has.

@@ -16,10 +16,12 @@
 
 #if defined(KB_GPU_HIP)
 #include <hip/hip_fp16.h>
-#if __has_include(<hip/hip_bf16.h>)   /* ROCm 6: __hip_bfloat162, __hfma2 */
+#if __has_include(<hip/hip_bf16.h>)   /* ROCm 5.7 on: __hip_bfloat162, __hfma2 */
 #include <hip/hip_bf16.h>
 #define KB_FMA_BF16 1
 typedef __hip_bfloat162 kb_bf162;
+/* HIP (5.7, 6.4) has no __float2bfloat162_rn(float): its float2 form */
+#define KB_BF162_SPLAT(x) __float22bfloat162_rn(make_float2((x), (x)))
 #endif
 #elif defined(KB_GPU_SIM)             /* gpusim_device.hh has both pairs */
 #define KB_FMA_BF16 1
@@ -29,6 +31,9 @@ typedef gpusim_bf162 kb_bf162;
 #include <cuda_fp16.h>
 #define KB_FMA_BF16 1
 typedef __nv_bfloat162 kb_bf162;
+#endif
+#if defined(KB_FMA_BF16) && !defined(KB_BF162_SPLAT)
+#define KB_BF162_SPLAT(x) __float2bfloat162_rn(x)   /* CUDA's, gpusim's */
 #endif
 
 #define ACC 8                   /* independent chains per thread: covers
@@ -106,7 +111,7 @@ struct bf16_pair {
 #else
     static constexpr bool on_device = false;
 #endif
-    static __device__ T make(float x) { return __float2bfloat162_rn(x); }
+    static __device__ T make(float x) { return KB_BF162_SPLAT(x); }
 };
 #endif
 

@@ -7,6 +7,16 @@
 #include "backends/gpu/gpu_device.h"
 #include "backends/gpu/dnn_shape.h"
 
+/* MIOpen's miopen.h is not C since the find API 2.0 (seen in MIOpen 3.4,
+ * ROCm 6.4.3): miopenRunSolution's prototype uses miopenTensorArgument_t
+ * without `struct`, and every C file that includes it fails.  This
+ * typedef of the struct tag comes first and makes it valid C; it is
+ * harmless where it is not needed: a version without the struct leaves
+ * it unused, and one that has the same typedef repeats it, which C11
+ * allows.  C++ needs nothing: there the tag is already a type name. */
+#ifndef __cplusplus
+typedef struct miopenTensorArgument_t miopenTensorArgument_t;
+#endif
 #include <miopen/miopen.h>
 
 /* The most the find step and the runs are given as workspace: MIOpen's
