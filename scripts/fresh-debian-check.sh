@@ -229,7 +229,6 @@ if [ -n "$bundle" ]; then
         name=${lib%%.*}
         mkdir -p "$site/${name#lib}/lib"
         mount --bind -o ro "$from" "$site/${name#lib}/lib"
-        mounts+=("${site#"$root/"}/${name#lib}/lib")
     done
     status=0
     phase "device-check.sh --rehearse"

@@ -1,13 +1,16 @@
 /* gen_jpeg.c - real JPEG samples (libjpeg-turbo), sized to the profile's
  * mean: a smooth random image plus noise, its dimensions corrected once
- * from a first encode so the file lands near the target size. */
+ * from a first encode so the file lands near the target size.  Without
+ * libjpeg-turbo, making one is a clear error. */
 #include "iostage/formats/body.h"
 #include "iostage/profile.h"
 #include "iostage/stage.h"
 #include "kernels/random.h"
 
-#include <math.h>
 #include <stdio.h>
+
+#ifdef KB_IO_HAVE_JPEG
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <turbojpeg.h>
@@ -94,3 +97,14 @@ int kb_io_jpeg_make(const kb_io_profile *p, uint64_t seed, uint64_t id,
     tjDestroy(tj);
     return rc;
 }
+#else
+int kb_io_jpeg_make(const kb_io_profile *p, uint64_t seed, uint64_t id,
+                    uint8_t **body, size_t *len, char *err, size_t elen)
+{
+    (void)seed, (void)id, (void)body, (void)len;
+    snprintf(err, elen, "profile %s: JPEG samples need libjpeg-turbo, which "
+             "this kbench was built without (Debian: libturbojpeg0-dev)",
+             p->name);
+    return KB_IO_USAGE;
+}
+#endif
