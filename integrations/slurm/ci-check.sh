@@ -23,10 +23,12 @@
 # (KB_STEPS_AT_ONCE=1: each "node" has the machine, as a real node has its
 # own), on one thread (OMP_NUM_THREADS=1: an OpenMP team that loses a CPU
 # to another process stalls at every barrier), with shapes whose
-# repetitions last about half a millisecond (long enough for the throttle
-# to slow every one of them, short enough that a time slice lost to another
-# process leaves the median alone) and whose speed varies little from one
-# process to the next (mb1ic32ih28oc32kh3ph1's conv, for one, runs at 25
+# repetitions last one to four milliseconds (many of the throttle's 0.5 ms
+# periods: with 0.4 ms repetitions a CI run once saw n3's GEMM at 0.8x
+# the others, its repetitions fitting between late stops; short enough
+# that a time slice lost to another process leaves the median alone) and
+# whose speed varies little from one process to the next
+# (mb1ic32ih28oc32kh3ph1's conv, for one, runs at 25
 # or at 36 GFLOP/s by the process: 3 nodes whose median and MAD must flag
 # the slow one need the other two within about 18 %). Even so, another process on this
 # machine can slow a good node for seconds, by up to 2x here (measured),
@@ -68,7 +70,7 @@ KB_SLURM_NODES=3 "$here/local-cluster.sh" start "$tmp/cluster"
 export SLURM_CONF=$tmp/cluster/slurm.conf
 export KB_BIN=$kb KB_SLURM_DIR=$here KB_STEPS_AT_ONCE=1 KB_SLOW_FRACTION=0.1 OMP_NUM_THREADS=1
 export KB_HISTORY_DB=$tmp/history.db
-export KB_SELECTION=${KB_CI_SELECTION:---desc m256n256k256 --desc mb1ic16ih56oc16kh3ph1 --backend omp --reps 20 --min-time 0.3}
+export KB_SELECTION=${KB_CI_SELECTION:---desc m512n512k512 --desc mb1ic32ih56oc32kh3ph1 --backend omp --reps 20 --min-time 0.3}
 tolerance=${KB_CI_TOLERANCE:-0.6}
 cd "$root"
 
