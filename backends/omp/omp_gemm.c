@@ -395,16 +395,19 @@ static void small_m_dots(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
     }
 }
 
-/* C = alpha * acc + beta * C over the block. */
+/* C = alpha * acc + beta * C + bias over the block (bias f32, as C). */
 static void small_m_store(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
                           const float *acc)
 {
+    const float *bias = g->bias;
     for (int64_t i = 0; i < g->m; i++) {
         float *c = (float *)g->c + i * g->rs_c + j0 * g->cs_c;
         for (int64_t j = 0; j < w; j++) {
             float r = g->alpha * acc[i * w + j];
             if (g->beta != 0.0f)
                 r += g->beta * c[j * g->cs_c];
+            if (bias)
+                r += bias[i * g->bias_rs + (j0 + j) * g->bias_cs];
             c[j * g->cs_c] = r;
         }
     }
@@ -418,7 +421,7 @@ typedef void (*small_m_fn)(const kb_omp_gemm_args *, int64_t, int64_t,
                            float *);
 static small_m_fn small_m_kernel(const kb_omp_gemm_args *g)
 {
-    if (g->m >= MR || g->bias || g->a.pack != kb_omp_pack_a_strided ||
+    if (g->m >= MR || g->a.pack != kb_omp_pack_a_strided ||
         g->b.pack != kb_omp_pack_b_strided || g->a.dt != KB_F32 ||
         g->b.dt != KB_F32 || g->c_dt != KB_F32)
         return NULL;
