@@ -7,7 +7,20 @@
 #   chroot_fs_release ROOT  kills what still runs with ROOT as its root,
 #                           unmounts everything at or below ROOT, deepest
 #                           first; returns 1 if something stays mounted
-# Both need root.
+#   chroot_as_root SCRIPT ARG...  runs SCRIPT again under sudo (keeping
+#                           KB_DEBIAN_MIRROR and TMPDIR) unless already
+#                           root; exits 2 where there is no sudo
+# All but chroot_as_root need root.
+
+chroot_as_root() {
+    [ "$(id -u)" -ne 0 ] || return 0
+    if command -v sudo >/dev/null 2>&1; then
+        exec sudo env ${KB_DEBIAN_MIRROR:+KB_DEBIAN_MIRROR="$KB_DEBIAN_MIRROR"} \
+            ${TMPDIR:+TMPDIR="$TMPDIR"} "$@"
+    fi
+    echo "$(basename "$1"): debootstrap, chroot and mount need root" >&2
+    exit 2
+}
 
 # Everything mounted at or below $1, deepest first.
 chroot_mounts_below() {

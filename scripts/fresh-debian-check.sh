@@ -59,15 +59,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-        exec sudo env ${KB_DEBIAN_MIRROR:+KB_DEBIAN_MIRROR="$KB_DEBIAN_MIRROR"} \
-            ${TMPDIR:+TMPDIR="$TMPDIR"} "$0" "${args[@]}"
-    fi
-    echo "fresh-debian-check.sh: debootstrap, chroot and mount need root" >&2
-    exit 2
-fi
 . "$src/scripts/debian-chroot.sh"
+chroot_as_root "$0" "${args[@]}"
 
 mirror=${KB_DEBIAN_MIRROR:-$("$src/scripts/apt-mirror.sh")} || exit 2
 echo "fresh-debian-check: Debian $suite from $mirror"
