@@ -1,29 +1,13 @@
-/* cli.c - kbench's front door: the verb table, made from verbs.def, and
- * the program's own options, handed to the one parser
- * (drivers/common/options.c), which dispatches and writes every usage
- * and help text from the same records. */
+/* cli.c - kbench's front door: the program as a verb whose sub-verbs are
+ * the verbs (verbs.def less those this build left out: verbs_built.def,
+ * written by drivers/CMakeLists.txt) and whose own option is --version. */
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
 
 #include "buildinfo.h"
 
-#include <stddef.h>
-
-/* verbs.def less the optional verbs this build left out (drivers/
- * CMakeLists.txt writes it). */
-static const kb_verb *const verbs[] = {
-#define KB_VERB(name) &kb_verb_##name,
-#include "verbs_built.def"
-#undef KB_VERB
-    NULL,
-};
-
-typedef struct {
-    bool version;
-} program_opts;
-
-static const kb_option program_options[] = {
-    {.name = "version", .type = KB_OPT_FLAG, .offset = offsetof(program_opts, version),
+static const kb_option version_option[] = {
+    {.name = "version", .type = KB_OPT_FLAG, .offset = 0,
      .help = "kbench's version, commit, compiler and build type"},
     {0},
 };
@@ -37,14 +21,13 @@ static int print_version(void *opts, int argc, char **argv)
 }
 
 static const kb_verb program = {
-    .name = "kbench",
-    .opts_size = sizeof(program_opts),
-    .tables = (const kb_option *const[]){program_options, NULL},
-    .run = print_version,
-    .subverbs = verbs,
+    .name = "kbench", .opts_size = sizeof(bool), .run = print_version,
+    .tables = (const kb_option *const[]){version_option, NULL},
+    .subverbs = (const kb_verb *const[]){
+#define KB_VERB(name) &kb_verb_##name,
+#include "verbs_built.def"
+#undef KB_VERB
+        NULL},
 };
 
-int kb_main(int argc, char **argv)
-{
-    return kb_program_main(&program, argc, argv);
-}
+int kb_main(int argc, char **argv) { return kb_verb_main(&program, NULL, argc, argv); }

@@ -6,22 +6,22 @@
 
 #include <string.h>
 
+#define HELP_INDENT "                        "   /* where option help starts */
+
 /* Each line of text, the first after `first`, the others after `rest`. */
 static void print_lines(FILE *out, const char *first, const char *rest,
                         const char *text)
 {
-    const char *prefix = first;
-    while (*text) {
+    for (const char *prefix = first; *text; prefix = rest) {
         size_t n = strcspn(text, "\n");
         fprintf(out, "%s%.*s\n", prefix, (int)n, text);
         text += n + (text[n] == '\n');
-        prefix = rest;
     }
 }
 
-/* A synopsis line that starts with a space continues the one before;
- * any other is a form of its own, with "kbench VERB" again.  lead ends
- * in "kbench ". */
+/* The first synopsis line after lead ("...kbench ") and name; a line that
+ * starts with a space continues the one before, any other is a form of
+ * its own, under "kbench" of the first. */
 static void print_synopsis(FILE *out, const char *lead, const char *name,
                            const kb_verb *v)
 {
@@ -33,30 +33,22 @@ static void print_synopsis(FILE *out, const char *lead, const char *name,
             fprintf(out, "%s%s%s%.*s\n", lead, name, n ? " " : "", (int)n, text);
         else if (*text == ' ')
             fprintf(out, "%*s%.*s\n", indent + (int)strlen(name), "", (int)n, text);
-        else   /* under "kbench" of the first line */
+        else
             fprintf(out, "%*skbench %s %.*s\n", indent - 7, "", name, (int)n, text);
         text += n + (text[n] == '\n');
     } while (*text);
 }
 
-/* "--name VALUE" as help shows it: the metavar, else the choices. */
-static void option_label(const kb_option *o, char *buf, size_t len)
-{
-    int n = snprintf(buf, len, "--%s", o->name);
-    if (o->type == KB_OPT_FLAG || o->renamed_to || (size_t)n >= len)
-        return;
-    if (o->metavar) {
-        snprintf(buf + n, len - (size_t)n, " %s", o->metavar);
-        return;
-    }
-    for (int i = 0; o->choices && o->choices[i] && (size_t)n < len; i++)
-        n += snprintf(buf + n, len - (size_t)n, "%c%s", i ? '|' : ' ', o->choices[i]);
-}
-
+/* "--name VALUE" (the metavar, else the choices), then the help text. */
 static void print_option(FILE *out, const kb_option *o)
 {
     char label[64], first[96], help[512];
-    option_label(o, label, sizeof label);
+    int n = snprintf(label, sizeof label, "--%s", o->name);
+    if (o->metavar && o->type != KB_OPT_FLAG)
+        snprintf(label + n, sizeof label - (size_t)n, " %s", o->metavar);
+    for (int i = 0; !o->metavar && o->choices && o->choices[i] && n < 64; i++)
+        n += snprintf(label + n, sizeof label - (size_t)n, "%c%s", i ? '|' : ' ',
+                      o->choices[i]);
     if (o->section)
         fprintf(out, "\n%s:\n", o->section);
     if (o->renamed_to)
@@ -65,13 +57,11 @@ static void print_option(FILE *out, const kb_option *o)
         snprintf(help, sizeof help, "%s (default %s)", o->help, o->def);
     else
         snprintf(help, sizeof help, "%s", o->help);
-    if (strlen(label) > 20) {
+    bool long_label = strlen(label) > 20;   /* then on a line of its own */
+    if (long_label)
         fprintf(out, "  %s\n", label);
-        print_lines(out, "                        ", "                        ", help);
-    } else {
-        snprintf(first, sizeof first, "  %-21s ", label);
-        print_lines(out, first, "                        ", help);
-    }
+    snprintf(first, sizeof first, "  %-21s ", long_label ? "" : label);
+    print_lines(out, first, HELP_INDENT, help);
 }
 
 void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent)
@@ -83,26 +73,23 @@ void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent)
 
 void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
 {
-    char name[64];
+    char name[64], sub[128];
     kb_verb_name(name, sizeof name, v, parent);
     print_synopsis(out, "usage: kbench ", name, v);
     if (v->description || parent)   /* a sub-verb's summary describes it */
         print_lines(out, "", "", v->description ? v->description : v->summary);
     for (const kb_verb *const *s = v->subverbs; s && *s; s++) {
-        char sub[128];
         snprintf(sub, sizeof sub, "%s %s", name, (*s)->name);
-        fprintf(out, "\n");
+        fputc('\n', out);
         print_synopsis(out, "  kbench ", sub, *s);
         print_lines(out, "    ", "    ", (*s)->summary);
     }
     if (v->subverbs)
         fprintf(out, "\n`kbench %s SUB --help` describes a sub-verb's options.\n", name);
-    bool any = v->tables && v->tables[0] && v->tables[0]->name;
-    if (!any || !v->tables[0]->section)
+    if (!v->tables || !v->tables[0] || !v->tables[0]->section)
         fputs("\noptions:\n", out);
-    for (const kb_option *const *t = v->tables; t && *t; t++)
-        for (const kb_option *o = *t; o->name; o++)
-            print_option(out, o);
+    KB_FOR_EACH_OPTION(v, o)
+        print_option(out, o);
     fputs("  -h, --help            this help\n\n", out);
     if (v->exit_codes)
         fprintf(out, "Exit codes:\n%s", v->exit_codes);
@@ -112,12 +99,9 @@ void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
 
 void kb_usage(FILE *out, const kb_verb *const *verbs)
 {
-    fputs("Usage: kbench VERB [options]\n"
-          "       kbench --help | --version\n\n"
+    fputs("Usage: kbench VERB [options]\n       kbench --help | --version\n\n"
           "Compute-kernel microbenchmarks (conv2d, conv3d, GEMM, batchnorm)\n"
-          "validated against a reference implementation.\n\n"
-          "Verbs:\n",
-          out);
+          "validated against a reference implementation.\n\nVerbs:\n", out);
     for (const kb_verb *const *v = verbs; *v; v++)
         fprintf(out, "  %-8s %s\n", (*v)->name, (*v)->summary);
     fputc('\n', out);

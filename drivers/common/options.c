@@ -16,13 +16,11 @@ int kb_parse_int(const char *verb, const char *what, const char *text,
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < min || v > max) {
-        fprintf(stderr, "kbench %s: %s '%s': expected an integer from %" PRId64
-                        " to %" PRId64 "\n", verb, what, text, min, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    if (!errno && end != text && !*end && v >= min && v <= max)
+        return *out = v, 0;
+    fprintf(stderr, "kbench %s: %s '%s': expected an integer from %" PRId64
+                    " to %" PRId64 "\n", verb, what, text, min, max);
+    return -1;
 }
 
 int kb_parse_double(const char *verb, const char *what, const char *text,
@@ -31,45 +29,17 @@ int kb_parse_double(const char *verb, const char *what, const char *text,
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end || !isfinite(v) || v < min || v > max) {
-        if (isinf(max))
-            fprintf(stderr, "kbench %s: %s '%s': expected a number >= %g\n",
-                    verb, what, text, min);
-        else
-            fprintf(stderr, "kbench %s: %s '%s': expected a number from %g "
-                            "to %g\n", verb, what, text, min, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_choice(const char *verb, const kb_option *o, const char *text,
-                        int *out)
-{
-    for (int i = 0; o->choices[i]; i++)
-        if (strcmp(o->choices[i], text) == 0) {
-            *out = i;
-            return 0;
-        }
-    fprintf(stderr, "kbench %s: --%s '%s': expected one of", verb, o->name, text);
-    for (int i = 0; o->choices[i]; i++)
-        fprintf(stderr, "%s %s", i ? "," : "", o->choices[i]);
-    fputc('\n', stderr);
+    if (!errno && end != text && !*end && isfinite(v) && v >= min && v <= max)
+        return *out = v, 0;
+    fprintf(stderr, "kbench %s: %s '%s': expected a number ", verb, what, text);
+    if (isinf(max))
+        fprintf(stderr, ">= %g\n", min);
+    else
+        fprintf(stderr, "from %g to %g\n", min, max);
     return -1;
 }
 
-static int append(kb_strlist *l, const char *text)
-{
-    const char **v = realloc(l->v, (size_t)(l->n + 1) * sizeof *v);
-    if (!v) {
-        fprintf(stderr, "kbench: out of memory\n");
-        return -1;
-    }
-    v[l->n++] = text;
-    l->v = v;
-    return 0;
-}
+static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
 /* Store one value of o into opts.  Returns 0, or -1 (printed). */
 static int store(const char *verb, const kb_option *o, void *opts, const char *text)
@@ -78,24 +48,32 @@ static int store(const char *verb, const kb_option *o, void *opts, const char *t
     void *dst = (char *)opts + o->offset;
     snprintf(what, sizeof what, "--%s", o->name);
     switch (o->type) {
-    case KB_OPT_FLAG:
-        *(bool *)dst = true;
-        return 0;
+    case KB_OPT_FLAG: *(bool *)dst = true; return 0;
+    case KB_OPT_STRING: *(const char **)dst = text; return 0;
+    case KB_OPT_CUSTOM: return o->parse(opts, text, verb, o);
     case KB_OPT_INT:   /* bounds are doubles: 2^63 means INT64_MAX */
         return kb_parse_int(verb, what, text, (int64_t)o->min,
                             o->max >= 0x1p63 ? INT64_MAX : (int64_t)o->max,
                             (int64_t *)dst);
     case KB_OPT_DOUBLE:
         return kb_parse_double(verb, what, text, o->min, o->max, (double *)dst);
-    case KB_OPT_STRING:
-        *(const char **)dst = text;
+    case KB_OPT_LIST: {
+        kb_strlist *l = dst;
+        const char **v = realloc(l->v, (size_t)(l->n + 1) * sizeof *v);
+        if (!v)
+            return fprintf(stderr, "kbench %s: out of memory\n", verb), -1;
+        l->v = v;
+        l->v[l->n++] = text;
         return 0;
+    }
     case KB_OPT_CHOICE:
-        return parse_choice(verb, o, text, (int *)dst);
-    case KB_OPT_LIST:
-        return append((kb_strlist *)dst, text);
-    case KB_OPT_CUSTOM:
-        return o->parse(opts, text, verb, o);
+        for (int i = 0; o->choices[i]; i++)
+            if (!strcmp(o->choices[i], text))
+                return *(int *)dst = i, 0;
+        fprintf(stderr, "kbench %s: %s '%s': expected one of", verb, what, text);
+        for (int i = 0; o->choices[i]; i++)
+            fprintf(stderr, "%s %s", i ? "," : "", o->choices[i]);
+        fputc('\n', stderr);
     }
     return -1;
 }
@@ -103,28 +81,10 @@ static int store(const char *verb, const kb_option *o, void *opts, const char *t
 /* The option called name (length len) among v's tables, NULL if none. */
 static const kb_option *find(const kb_verb *v, const char *name, size_t len)
 {
-    for (const kb_option *const *t = v->tables; t && *t; t++)
-        for (const kb_option *o = *t; o->name; o++)
-            if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
-                return o;
+    KB_FOR_EACH_OPTION(v, o)
+        if (strlen(o->name) == len && !strncmp(o->name, name, len))
+            return o;
     return NULL;
-}
-
-static int set_defaults(const kb_verb *v, const char *verb, void *opts)
-{
-    for (const kb_option *const *t = v->tables; t && *t; t++)
-        for (const kb_option *o = *t; o->name; o++)
-            if (o->def && store(verb, o, opts, o->def))
-                return -1;
-    return 0;
-}
-
-static void free_lists(const kb_verb *v, void *opts)
-{
-    for (const kb_option *const *t = v->tables; t && *t; t++)
-        for (const kb_option *o = *t; o->name; o++)
-            if (o->type == KB_OPT_LIST && !o->renamed_to)
-                free(((kb_strlist *)((char *)opts + o->offset))->v);
 }
 
 /* One "--name[=value]" at argv[*i] into opts, taking the next argument as
@@ -135,32 +95,55 @@ static int parse_one(const kb_verb *v, const char *verb, void *opts, int argc,
     const char *arg = argv[*i] + 2, *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     const kb_option *o = find(v, arg, len);
-    if (!o) {
-        fprintf(stderr, "kbench %s: unknown option '--%.*s' (kbench %s --help "
-                        "lists them)\n", verb, (int)len, arg, verb);
-        return -1;
-    }
+    if (!o)
+        return fprintf(stderr, "kbench %s: unknown option '--%.*s' (kbench %s "
+                               "--help lists them)\n", verb, (int)len, arg, verb), -1;
     if (o->renamed_to) {
-        const kb_option *to = find(v, o->renamed_to, strlen(o->renamed_to));
         fprintf(stderr, "kbench %s: --%s is now --%s (the old spelling still "
                         "works)\n", verb, o->name, o->renamed_to);
-        o = to;
+        o = find(v, o->renamed_to, strlen(o->renamed_to));
     }
-    if (o->type == KB_OPT_FLAG) {
-        if (eq) {
-            fprintf(stderr, "kbench %s: --%s takes no value, got '%s'\n", verb,
-                    o->name, eq + 1);
-            return -1;
-        }
-        return store(verb, o, opts, NULL);
-    }
-    const char *value = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
-    if (!value) {
-        fprintf(stderr, "kbench %s: --%s needs a value (%s)\n", verb, o->name,
-                o->metavar ? o->metavar : "see --help");
-        return -1;
-    }
+    if (o->type == KB_OPT_FLAG && eq)
+        return fprintf(stderr, "kbench %s: --%s takes no value, got '%s'\n",
+                       verb, o->name, eq + 1), -1;
+    const char *value = o->type == KB_OPT_FLAG ? NULL
+                        : eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+    if (o->type != KB_OPT_FLAG && !value)
+        return fprintf(stderr, "kbench %s: --%s needs a value (%s)\n", verb,
+                       o->name, o->metavar ? o->metavar : "see --help"), -1;
     return store(verb, o, opts, value);
+}
+
+/* Options, then positional arguments into pos; KB_EXIT_OK after --help,
+ * -1 to run, else the exit code. */
+static int parse_args(const kb_verb *v, const char *parent, const char *verb,
+                      void *opts, int argc, char **argv, char **pos, int *npos)
+{
+    bool only_pos = false;
+    KB_FOR_EACH_OPTION(v, o)
+        if (o->def && store(verb, o, opts, o->def))
+            return KB_EXIT_USAGE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_pos || a[0] != '-' || !a[1])
+            pos[(*npos)++] = argv[i];
+        else if (is_help(a))
+            return kb_verb_help(stdout, v, parent), KB_EXIT_OK;
+        else if (!strcmp(a, "--"))
+            only_pos = true;
+        else if (a[1] != '-')
+            return fprintf(stderr, "kbench %s: unknown option '%s' (options are "
+                           "spelled --name; kbench %s --help)\n", verb, a, verb),
+                   KB_EXIT_USAGE;
+        else if (parse_one(v, verb, opts, argc, argv, &i))
+            return KB_EXIT_USAGE;
+    }
+    if (*npos >= v->min_args && (v->max_args < 0 || *npos <= v->max_args))
+        return -1;
+    fprintf(stderr, "kbench %s: %d argument%s given\n", verb, *npos,
+            *npos == 1 ? "" : "s");
+    kb_verb_usage(stderr, v, parent);   /* every form, each with its name */
+    return KB_EXIT_USAGE;
 }
 
 static int run_parsed(const kb_verb *v, const char *parent, const char *verb,
@@ -169,48 +152,20 @@ static int run_parsed(const kb_verb *v, const char *parent, const char *verb,
     void *opts = calloc(1, v->opts_size ? v->opts_size : 1);
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
     int npos = 0, rc = KB_EXIT_USAGE;
-    bool only_pos = false;
     if (!opts || !pos) {
         fprintf(stderr, "kbench %s: out of memory\n", verb);
-        goto out;
+    } else {
+        if (v->init)
+            v->init(opts);
+        rc = parse_args(v, parent, verb, opts, argc, argv, pos, &npos);
+        if (rc < 0)
+            rc = v->run(opts, npos, pos);
+        if (v->fini)
+            v->fini(opts);
+        KB_FOR_EACH_OPTION(v, o)
+            if (o->type == KB_OPT_LIST && !o->renamed_to)
+                free(((kb_strlist *)((char *)opts + o->offset))->v);
     }
-    if (v->init)
-        v->init(opts);
-    if (set_defaults(v, verb, opts))
-        goto out;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_pos && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
-            kb_verb_help(stdout, v, parent);
-            rc = KB_EXIT_OK;
-            goto out;
-        } else if (!only_pos && strcmp(a, "--") == 0) {
-            only_pos = true;
-        } else if (!only_pos && a[0] == '-' && a[1] == '-') {
-            if (parse_one(v, verb, opts, argc, argv, &i))
-                goto out;
-        } else if (!only_pos && a[0] == '-' && a[1]) {
-            fprintf(stderr, "kbench %s: unknown option '%s' (options are "
-                            "spelled --name; kbench %s --help)\n", verb, a, verb);
-            goto out;
-        } else {
-            pos[npos++] = argv[i];
-        }
-    }
-    if (npos < v->min_args || (v->max_args >= 0 && npos > v->max_args)) {
-        /* The whole usage: a synopsis of several lines or forms printed
-         * as one string would lose their "kbench VERB" and indent. */
-        fprintf(stderr, "kbench %s: %d argument%s given\n", verb, npos,
-                npos == 1 ? "" : "s");
-        kb_verb_usage(stderr, v, parent);
-        goto out;
-    }
-    rc = v->run(opts, npos, pos);
-out:
-    if (opts && v->fini)
-        v->fini(opts);
-    if (opts)
-        free_lists(v, opts);
     free(opts);
     free(pos);
     return rc;
@@ -230,44 +185,33 @@ void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent)
     snprintf(buf, len, "%s%s%s", parent ? parent : "", parent ? " " : "", v->name);
 }
 
+/* The program is the verb with both sub-verbs and a handler (its own
+ * options, --version): it takes no parent name and prints kb_usage. */
 int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv)
 {
     char verb[64];
-    if (!parent)
+    bool program = v->subverbs && v->run;
+    if (!parent && !program)
         cmd_argc = argc, cmd_argv = argv;
-    kb_verb_name(verb, sizeof verb, v, parent);
+    kb_verb_name(verb, sizeof verb, v, program ? NULL : parent);
     if (!v->subverbs)
         return run_parsed(v, parent, verb, argc, argv);
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        kb_verb_help(argc < 2 ? stderr : stdout, v, parent);
-        return argc < 2 ? KB_EXIT_USAGE : KB_EXIT_OK;
+    const char *first = argc > 1 ? argv[1] : NULL;
+    if (program && (!first || is_help(first)))
+        return kb_usage(stdout, v->subverbs), KB_EXIT_OK;
+    if (!first || is_help(first)) {
+        kb_verb_help(first ? stdout : stderr, v, parent);
+        return first ? KB_EXIT_OK : KB_EXIT_USAGE;
     }
+    if (program && !strncmp(first, "--", 2) && find(v, first + 2, strlen(first + 2)))
+        return run_parsed(v, NULL, verb, argc, argv);
     for (const kb_verb *const *s = v->subverbs; *s; s++)
-        if (strcmp((*s)->name, argv[1]) == 0)
-            return kb_verb_main(*s, verb, argc - 1, argv + 1);
-    fprintf(stderr, "kbench %s: unknown sub-verb '%s'; expected one of", verb, argv[1]);
+        if (!strcmp((*s)->name, first))
+            return kb_verb_main(*s, program ? NULL : verb, argc - 1, argv + 1);
+    fprintf(stderr, "%s%s: unknown %s '%s'; expected one of:", program ? "" : "kbench ",
+            verb, !program ? "sub-verb" : first[0] == '-' ? "option" : "verb", first);
     for (const kb_verb *const *s = v->subverbs; *s; s++)
         fprintf(stderr, " %s", (*s)->name);
-    fputc('\n', stderr);
-    return KB_EXIT_USAGE;
-}
-
-int kb_program_main(const kb_verb *program, int argc, char **argv)
-{
-    const char *first = argc > 1 ? argv[1] : "--help";
-    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
-        kb_usage(stdout, program->subverbs);
-        return KB_EXIT_OK;
-    }
-    if (first[0] == '-' && first[1] == '-' && find(program, first + 2, strlen(first + 2)))
-        return run_parsed(program, NULL, program->name, argc, argv);
-    for (const kb_verb *const *v = program->subverbs; *v; v++)
-        if (strcmp(first, (*v)->name) == 0)
-            return kb_verb_main(*v, NULL, argc - 1, argv + 1);
-    fprintf(stderr, "%s: unknown %s '%s'; expected one of:", program->name,
-            first[0] == '-' ? "option" : "verb", first);
-    for (const kb_verb *const *v = program->subverbs; *v; v++)
-        fprintf(stderr, " %s", (*v)->name);
-    fprintf(stderr, " (see %s --help)\n", program->name);
+    fprintf(stderr, " (see %s%s --help)\n", program ? "" : "kbench ", verb);
     return KB_EXIT_USAGE;
 }

@@ -1,8 +1,8 @@
-/* options.h - verbs declared as data (a kb_verb: name, summary, tables of
- * options, handler) and the one parser that fills a verb's options struct
- * from the defaults, then argv (`--k v` and `--k=v`), checking types,
- * bounds and choices.  Help and usage come from the same records (help.c).
- * A usage error names the option and what was expected, and exits 2. */
+/* options.h - verbs declared as data (name, summary, option tables,
+ * handler) and the one parser that fills a verb's options struct from the
+ * defaults, then argv (`--k v` and `--k=v`), checking types, bounds and
+ * choices.  Help and usage come from the same records (help.c).  A usage
+ * error names the option and what was expected, and exits 2. */
 #ifndef KB_OPTIONS_H
 #define KB_OPTIONS_H
 
@@ -17,23 +17,13 @@ typedef enum {
     KB_OPT_DOUBLE,   /* finite double in [min, max] */
     KB_OPT_STRING,   /* const char *, pointing into argv */
     KB_OPT_CHOICE,   /* int: the index of the value in choices */
-    KB_OPT_LIST,     /* kb_strlist: every occurrence appended (repeatable) */
+    KB_OPT_LIST,     /* kb_strlist: every occurrence appended */
     KB_OPT_CUSTOM,   /* the option's parse function stores the value */
 } kb_opt_type;
 
-/* A repeatable option's values in order; the parser owns the array. */
-typedef struct {
-    const char **v;
-    int n;
-} kb_strlist;
+typedef struct { const char **v; int n; } kb_strlist;   /* parser-owned */
 
-typedef struct kb_option kb_option;
-
-/* Stores a custom option's value in opts; 0, or -1 after a message. */
-typedef int (*kb_opt_parse_fn)(void *opts, const char *value,
-                               const char *verb, const kb_option *o);
-
-struct kb_option {
+typedef struct kb_option {
     const char *name;        /* without the leading "--" */
     kb_opt_type type;
     const char *metavar;     /* the value's name in help ("N", "FILE") */
@@ -42,60 +32,56 @@ struct kb_option {
     double min, max;         /* KB_OPT_INT and KB_OPT_DOUBLE bounds */
     const char *def;         /* default, parsed like a value; NULL: none */
     const char *const *choices;   /* KB_OPT_CHOICE, NULL-terminated */
-    kb_opt_parse_fn parse;   /* KB_OPT_CUSTOM */
-    const char *renamed_to;  /* an old spelling: applies that option's
-                                parse to the value, and says to use it */
+    /* KB_OPT_CUSTOM: stores the value; 0, or -1 after a message */
+    int (*parse)(void *opts, const char *value, const char *verb,
+                 const struct kb_option *o);
+    const char *renamed_to;  /* an old spelling of that option */
     const char *section;     /* a heading printed before it in --help */
-};
+} kb_option;
 
-/* A verb, or a sub-verb of one (kbench io gen). */
+/* A verb, a sub-verb (kbench io gen), or the program itself. */
 typedef struct kb_verb {
-    const char *name;
-    const char *summary;     /* one line, for the top-level usage */
-    const char *synopsis;    /* what follows "kbench NAME" in usage lines;
-                                several lines separated by '\n' */
+    const char *name, *summary;   /* summary: one line, for usage lists */
+    const char *synopsis;    /* after "kbench NAME"; '\n' separates forms,
+                                a line starting with ' ' continues one */
     const char *description; /* the paragraph under the usage in --help */
     int min_args, max_args;  /* positional arguments; max -1: no limit */
     size_t opts_size;        /* sizeof the options struct the tables fill */
-    /* Optional: before the defaults; after the handler or an error. */
-    void (*init)(void *opts);
-    void (*fini)(void *opts);
+    void (*init)(void *opts);   /* optional: before the defaults */
+    void (*fini)(void *opts);   /* optional: after the handler or an error */
     const kb_option *const *tables;   /* NULL-ended; each ends with {0} */
     int (*run)(void *opts, int argc, char **argv);   /* an exit code */
     const struct kb_verb *const *subverbs;   /* NULL-terminated, or NULL */
-    const char *exit_codes;  /* the verb's own exit-code lines, or NULL
-                                for kbench's table (commands.h) */
+    const char *exit_codes;  /* its own exit-code lines; NULL: kbench's */
 } kb_verb;
 
-/* Parses argv (argv[0]: the verb; with sub-verbs argv[1] names one) and
- * runs it.  Returns its exit code, 0 after --help, 2 after a usage error. */
+#define KB_FOR_EACH_OPTION(v, o)                                            \
+    for (const kb_option *const *t_ = (v)->tables; t_ && *t_; t_++)         \
+        for (const kb_option *o = *t_; o->name; o++)
+
+/* Parses argv (argv[0]: the verb, or the program: a program without a
+ * verb or with --help prints the usage) and runs it.  Returns its exit
+ * code, 0 after --help, 2 after a usage error. */
 int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv);
-
-/* The program: argv[1] is a verb of program->subverbs, or an option of
- * the program's own (run by program->run); none or --help: the usage. */
-int kb_program_main(const kb_verb *program, int argc, char **argv);
-
 /* "run", or "io gen" for a sub-verb: a verb's name in messages and help. */
 void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent);
-
-/* The command line of the verb being run, for provenance.  Can't fail. */
+/* The command line of the verb being run, for provenance. */
 void kb_verb_command_line(int *argc, char ***argv);
 
-/* The number parsers the types use, for values that come other ways;
- * 0, or -1 after "kbench VERB: WHAT 'TEXT': expected ..." with the range. */
+/* The parsers the types use, for values that come other ways; 0, or -1
+ * after "kbench VERB: WHAT 'TEXT': expected ..." with the range. */
 int kb_parse_int(const char *verb, const char *what, const char *text,
                  int64_t min, int64_t max, int64_t *out);
 int kb_parse_double(const char *verb, const char *what, const char *text,
                     double min, double max, double *out);
 
-/* help.c: a verb's usage lines, its --help (parent: "io" for a sub-verb),
- * and the program's usage. */
+/* help.c: a verb's usage lines, its --help, and the program's usage. */
 void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent);
 void kb_verb_help(FILE *out, const kb_verb *v, const char *parent);
 void kb_usage(FILE *out, const kb_verb *const *verbs);
 
-/* Options that mean the same in every verb, declared once: the inside of a
- * table entry, {KB_OPTION_THREADS(opts, threads)}, TYPE the options struct. */
+/* Options that mean the same in every verb, declared once: the inside of
+ * a table entry, {KB_OPTION_THREADS(opts, threads)}. */
 #define KB_OPTION_THREADS(TYPE, FIELD)                                      \
     .name = "threads", .type = KB_OPT_INT, .metavar = "N",                  \
     .help = "OpenMP and library threads (default: OpenMP's)",              \
@@ -103,17 +89,17 @@ void kb_usage(FILE *out, const kb_verb *const *verbs);
 #define KB_OPTION_FILE(NAME, TYPE, FIELD, WHAT)                             \
     .name = NAME, .type = KB_OPT_STRING, .metavar = "FILE", .help = WHAT,   \
     .offset = offsetof(TYPE, FIELD)
-#define KB_OPTION_JSON(TYPE, FIELD, WHAT) KB_OPTION_FILE("json", TYPE, FIELD, WHAT)
-#define KB_OPTION_CSV(TYPE, FIELD, WHAT) KB_OPTION_FILE("csv", TYPE, FIELD, WHAT)
-#define KB_OPTION_MD(TYPE, FIELD, WHAT) KB_OPTION_FILE("md", TYPE, FIELD, WHAT)
-#define KB_OPTION_SVG(TYPE, FIELD, WHAT) KB_OPTION_FILE("svg", TYPE, FIELD, WHAT)
+#define KB_OPTION_JSON(T, F, WHAT) KB_OPTION_FILE("json", T, F, WHAT)
+#define KB_OPTION_CSV(T, F, WHAT) KB_OPTION_FILE("csv", T, F, WHAT)
+#define KB_OPTION_MD(T, F, WHAT) KB_OPTION_FILE("md", T, F, WHAT)
+#define KB_OPTION_SVG(T, F, WHAT) KB_OPTION_FILE("svg", T, F, WHAT)
 #define KB_OPTION_QUIET(TYPE, FIELD)                                        \
     .name = "quiet", .type = KB_OPT_FLAG, .help = "no table on stdout",     \
     .offset = offsetof(TYPE, FIELD)
+/* An old spelling of option NEW, kept working with a notice. */
+#define KB_OPTION_RENAMED(OLD, NEW) .name = OLD, .renamed_to = NEW
 /* A number macro as text, for a .def: KB_XSTR(KB_MERGE_Z_DEFAULT). */
 #define KB_XSTR(x) KB_STR_(x)
 #define KB_STR_(x) #x
-/* An old spelling of option NEW, kept working with a notice. */
-#define KB_OPTION_RENAMED(OLD, NEW) .name = OLD, .renamed_to = NEW
 
 #endif
