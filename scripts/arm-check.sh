@@ -27,7 +27,7 @@ jobs=$(nproc)
 packages=(libc6-dev libgcc-12-dev libgomp1 libstdc++6 libcjson-dev
           libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev
           libxml2-dev zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev
-          libyaml-dev libisal-dev libsqlite3-dev)
+          libyaml-dev libisal-dev libsqlite3-dev libssl-dev)
 
 for tool in aarch64-linux-gnu-gcc qemu-aarch64-static mmdebstrap cmake; do
     if ! command -v "$tool" >/dev/null; then

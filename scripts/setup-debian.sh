@@ -15,14 +15,14 @@ set -euo pipefail
 # HDF5 and liburing (a profile or engine whose library is missing says so),
 # ISA-L (the read path's CRCs with SIMD; without it zlib and a table).
 # python3-scipy: reference p-values for the compare and history statistics
-# tests only.  libsqlite3-dev: `kbench history` (CMake skips the verb
-# without it and says so).
+# tests only.  libsqlite3-dev, libssl-dev: `kbench history`'s store and content hash
+# (CMake skips the verb without them and says so).
 # python3-numpy, python3-h5py: the DLIO dataset fixtures (tests/iostage/dlio_fixtures.py).
 packages=(build-essential cmake pkg-config git libcjson-dev python3 python3-scipy
           python3-numpy python3-h5py
           libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libhwloc-dev libxml2-dev
           zlib1g-dev libturbojpeg0-dev libhdf5-dev liburing-dev libyaml-dev
-          libisal-dev libsqlite3-dev
+          libisal-dev libsqlite3-dev libssl-dev
           "$@")
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,4 +1,4 @@
-/* sha256.h - SHA-256 (FIPS 180-4) of a buffer, as 64 hex digits: the
+/* sha256.h - SHA-256 (FIPS 180-4, libcrypto) of a buffer, as 64 hex digits: the
  * content hash that keeps a results file added twice stored once. */
 #ifndef KB_SHA256_H
 #define KB_SHA256_H
