@@ -23,7 +23,7 @@ target_include_directories(kb_buildinfo PUBLIC ${CMAKE_BINARY_DIR}/generated)
 # options are evaluated for C when CMake generates the build: read here,
 # at configure time, they would still be generator expressions
 # ($<$<COMPILE_LANGUAGE:C>:-march=native>), never what the compiler got.
-# Files with options of their own (drivers/machine's fma_peak.c) add to
+# Files with options of their own (machine/fma_peak.c) add to
 # these.
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _bt)
 string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bt}}" _cache_flags)

@@ -5,7 +5,7 @@
 # build tree (kbench at the top of the build tree, tests in build/tests/),
 # and installed to ${CMAKE_INSTALL_DATADIR}/kbench/<subdir>/, where an
 # installed bin/kbench finds it.  Relative file names are relative to the
-# project's source root (kb_data(peaks drivers/machine/microarch.conf)), so a
+# project's source root (kb_data(peaks machine/microarch.conf)), so a
 # call reads the same from any CMakeLists.txt.  One call per subdir.  The
 # target kb_data stages them all.
 include(GNUInstallDirs)

@@ -4,8 +4,8 @@
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_SET */
 #include "drivers/provenance.h"
 #include "drivers/common/clock.h"
-#include "drivers/machine/machine.h"
-#include "drivers/machine/cpu_id.h"
+#include "machine/machine.h"
+#include "machine/cpu_id.h"
 
 #include "buildinfo.h"
 

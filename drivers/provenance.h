@@ -4,7 +4,7 @@
 #ifndef KB_PROVENANCE_H
 #define KB_PROVENANCE_H
 
-#include "drivers/machine/cpu_id.h"
+#include "machine/cpu_id.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
 #include "reference/reference.h"
 #include "drivers/stats.h"
 #include "drivers/roofline/placement.h"
-#include "drivers/machine/cpu_id.h"
+#include "machine/cpu_id.h"
 #include "drivers/provenance.h"
 #include "backends/backend.h"
 

@@ -6,7 +6,7 @@
 
 #include "backends/backend.h"
 #include "kernels/batch.h"
-#include "drivers/ceilings/ceilings.h"
+#include "machine/ceilings/ceilings.h"
 #include "reference/reference.h"
 
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /* peaks_verb.c - the `kbench peaks` verb: measure the ceilings, print
  * them as a table and write them as a ceilings file (results/CEILINGS.md). */
 #include "drivers/common/clock.h"
-#include "drivers/machine/machine.h"
+#include "machine/machine.h"
 
 #include "drivers/commands.h"
 #include "drivers/common/options.h"

@@ -4,7 +4,7 @@
 #ifndef KB_REPORT_H
 #define KB_REPORT_H
 
-#include "drivers/ceilings/ceilings.h"
+#include "machine/ceilings/ceilings.h"
 #include "drivers/results/results.h"
 #include "drivers/roofline/placement.h"
 #include "drivers/roofline/svg.h"

@@ -3,12 +3,12 @@
  * which ceiling bounds it, and whether it claims to beat its roof.
  *
  * `kbench run --peaks FILE` loads the ceilings once (kb_ceilings_load in
- * drivers/ceilings/ceilings.h) and calls kb_roofline_place for every case
+ * machine/ceilings/ceilings.h) and calls kb_roofline_place for every case
  * that ran; `kbench report` does the same for result files. */
 #ifndef KB_PLACEMENT_H
 #define KB_PLACEMENT_H
 
-#include "drivers/ceilings/ceilings.h"
+#include "machine/ceilings/ceilings.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,7 +7,7 @@
 #ifndef KB_SVG_H
 #define KB_SVG_H
 
-#include "drivers/ceilings/ceilings.h"
+#include "machine/ceilings/ceilings.h"
 
 #include <stdbool.h>
 #include <stdio.h>

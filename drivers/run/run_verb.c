@@ -4,7 +4,7 @@
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
 #include "drivers/memory.h"
-#include "drivers/machine/machine.h"
+#include "machine/machine.h"
 #include "drivers/roofline/placement.h"
 #include "drivers/run.h"
 #include "drivers/training/passes.h"

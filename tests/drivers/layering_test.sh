@@ -1,8 +1,9 @@
 #!/bin/bash
 # layering_test.sh - the include rules of drivers/: no verb folder includes
 # a header of another verb folder (what verbs share lives in
-# drivers/common, drivers/results, or a library folder), and drivers/common
-# includes nothing of drivers/ outside itself.  Usage: layering_test.sh SRC
+# drivers/common, drivers/results, or a library folder), drivers/common
+# includes nothing of drivers/ outside itself, and machine/ nothing of
+# drivers/ but drivers/common.  Usage: layering_test.sh SRC
 set -u
 src=$1
 # The verb folders under drivers/: the list of verbs, drivers/verbs.def.
@@ -31,4 +32,13 @@ if grep -rn --include='*.[ch]' '^#include "drivers/' "$src/drivers/common" |
     echo "FAIL: drivers/common includes something of drivers/ above it"
     fail=1
 fi
+# The components beside drivers/ are below the verbs: of drivers/ they may
+# use only what every verb shares.
+for component in machine; do
+    if grep -rn --include='*.[ch]' '^#include "drivers/' "$src/$component" |
+            grep -v '#include "drivers/common/'; then
+        echo "FAIL: $component/ includes something of drivers/ other than drivers/common"
+        fail=1
+    fi
+done
 exit $fail

@@ -30,7 +30,7 @@
 #include "drivers/commands.h"
 #include "drivers/record.h"
 
-#include "drivers/ceilings/ceilings.h"
+#include "machine/ceilings/ceilings.h"
 #include "kernels/convert.h"
 #include "reference/reference.h"
 

@@ -6,7 +6,7 @@
  * GPU, kbench peaks still exits 0 with the CPU's ceilings. */
 #include "backends/gpu/gpu_registry.h"
 #include "drivers/commands.h"
-#include "drivers/machine/machine.h"
+#include "machine/machine.h"
 #include "drivers/common/options.h"
 #include "tests/check.h"
 

@@ -3,7 +3,7 @@
  * ceilings file that loads back, and rejects bad options; the STREAM
  * kernels validate their results on a tiny array. */
 #include "drivers/commands.h"
-#include "drivers/machine/machine.h"
+#include "machine/machine.h"
 #include "drivers/common/options.h"
 #include "tests/check.h"
 

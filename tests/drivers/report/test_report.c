@@ -6,7 +6,7 @@
  * another schema named at its line, as compare and check do), and the
  * old --out still works, with a notice. */
 #include "drivers/commands.h"
-#include "drivers/ceilings/ceilings.h"
+#include "machine/ceilings/ceilings.h"
 #include "drivers/common/options.h"
 #include "tests/check.h"
 
