@@ -8,7 +8,7 @@
 #include "iostage/rank.h"
 #include "iostage/readers/engine.h"
 #include "iostage/stage.h"
-#include "drivers/common/options.h"
+#include "drivers/common/numfmt.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -3,41 +3,10 @@
 #include "drivers/common/options.h"
 
 #include "drivers/common/exit_codes.h"
+#include "drivers/common/numfmt.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int kb_parse_int(const char *verb, const char *what, const char *text,
-                 int64_t min, int64_t max, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (!errno && end != text && !*end && v >= min && v <= max)
-        return *out = v, 0;
-    fprintf(stderr, "kbench %s: %s '%s': expected an integer from %" PRId64
-                    " to %" PRId64 "\n", verb, what, text, min, max);
-    return -1;
-}
-
-int kb_parse_double(const char *verb, const char *what, const char *text,
-                    double min, double max, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (!errno && end != text && !*end && isfinite(v) && v >= min && v <= max)
-        return *out = v, 0;
-    fprintf(stderr, "kbench %s: %s '%s': expected a number ", verb, what, text);
-    if (isinf(max))
-        fprintf(stderr, ">= %g\n", min);
-    else
-        fprintf(stderr, "from %g to %g\n", min, max);
-    return -1;
-}
 
 static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 

@@ -68,13 +68,6 @@ void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent);
 /* The command line of the verb being run, for provenance. */
 void kb_verb_command_line(int *argc, char ***argv);
 
-/* The parsers the types use, for values that come other ways; 0, or -1
- * after "kbench VERB: WHAT 'TEXT': expected ..." with the range. */
-int kb_parse_int(const char *verb, const char *what, const char *text,
-                 int64_t min, int64_t max, int64_t *out);
-int kb_parse_double(const char *verb, const char *what, const char *text,
-                    double min, double max, double *out);
-
 /* help.c: a verb's usage lines, its --help, and the program's usage. */
 void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent);
 void kb_verb_help(FILE *out, const kb_verb *v, const char *parent);

@@ -6,6 +6,7 @@
 #include "iostage/readers/engine.h"
 #include "iostage/stage.h"
 #include "drivers/commands.h"
+#include "drivers/common/numfmt.h"
 #include "drivers/common/options.h"
 #include "drivers/provenance.h"
 
