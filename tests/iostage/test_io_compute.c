@@ -180,6 +180,9 @@ static void test_device(void)
 {
     static const char *const names[] = {"cuda", "hip"};
     char dir[600], json[700], err[4096], why[256];
+    if (kb_io_decode_jpeg.missing)
+        CHECK_SKIP("%s: resnet50's JPEGs cannot be made or decoded",
+                   kb_io_decode_jpeg.missing);
     dataset("resnet50");
     snprintf(dir, sizeof dir, "%s/resnet50", root);
     for (int i = 0; i < 2; i++) {
@@ -220,7 +223,13 @@ static void test_device(void)
 }
 
 static void test_pipeline_cosmoflow(void) { pipeline("cosmoflow", 2); }
-static void test_pipeline_resnet50(void) { pipeline("resnet50", 2); }
+static void test_pipeline_resnet50(void)
+{
+    if (kb_io_decode_jpeg.missing)
+        CHECK_SKIP("%s: resnet50's JPEGs cannot be made or decoded",
+                   kb_io_decode_jpeg.missing);
+    pipeline("resnet50", 2);
+}
 
 static const check_test tests[] = {
     CHECK_TEST(feed_layouts), CHECK_TEST(pipeline_cosmoflow),
