@@ -129,6 +129,17 @@ static long changes_of(const kb_history_analysis *a, const kb_history_series *s,
     return n;
 }
 
+/* Where the x axis (the database's run id) is between run i-1 and run i
+ * of s: half-way, or half a run outside the first and the last. */
+static double before_run(const kb_history_series *s, long i)
+{
+    if (i <= 0)
+        return (double)s->run[0] - 0.5;
+    if (i >= s->n)
+        return (double)s->run[s->n - 1] + 0.5;
+    return 0.5 * ((double)s->run[i - 1] + (double)s->run[i]);
+}
+
 /* Each segment's mean as a grey line, each change as a dashed line
  * (red: regression, green: improvement) with its forward change. */
 static void draw_changes(FILE *f, const kb_history_series *s, const kb_axis *x,
@@ -144,12 +155,12 @@ static void draw_changes(FILE *f, const kb_history_series *s, const kb_axis *x,
         }
         fprintf(f, "<line class=\"segment-mean\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
                    "y2=\"%.1f\" stroke=\"#888\" stroke-width=\"2\"/>\n",
-                kb_axis_px(x, a - 0.5), kb_axis_px(x, b - 0.5), kb_axis_px(y, mean),
+                kb_axis_px(x, before_run(s, a)), kb_axis_px(x, before_run(s, b)), kb_axis_px(y, mean),
                 kb_axis_px(y, mean));
     }
     for (long k = 0; k < nc; k++) {
         const kb_history_change *ch = c[k];
-        double px = kb_axis_px(x, ch->cp.index - 0.5);
+        double px = kb_axis_px(x, before_run(s, ch->cp.index));
         const char *color = ch->regression ? "#d62728" : "#2ca02c";
         fprintf(f, "<g class=\"change %s\"><title>%s at run %lld (%s): %+.1f %%, "
                    "p %.2g</title>\n",
@@ -179,7 +190,7 @@ static void draw_events(FILE *f, const kb_history_series *s, const kb_axis *x,
             continue;
         while (i < s->n && strcmp(s->time[i], e->time[k]) < 0)
             i++;
-        double px = kb_axis_px(x, i - 0.5);
+        double px = kb_axis_px(x, before_run(s, i));
         fprintf(f, "<g class=\"event\"><title>%s ", e->time[k]);
         kb_xml_escape(f, e->text[k]);
         fprintf(f, "</title>\n<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
@@ -198,19 +209,21 @@ static void chart(FILE *f, const kb_history_analysis *a, const kb_history_series
 {
     static const kb_tick_style st = {"stroke=\"#e4e4e4\"", NAN, "", 4, 16};
     double t[64], ystep;
-    kb_axis x = kb_axis_x(false, -0.5, s->n - 0.5, &chart_box);
+    kb_axis x = kb_axis_x(false, before_run(s, 0), before_run(s, s->n), &chart_box);
     kb_axis y = value_axis(s, &ystep);
     double xstep = kb_axis_step(&x, 10);
     kb_svg_begin(f, WIDTH, HEIGHT);
     double xt[64];
     int nxt = 0;
-    for (double v = 0; v <= s->n - 1 && nxt < 64; v += fmax(1, round(xstep)))
+    xstep = fmax(1, round(xstep));   /* run ids are whole */
+    for (double v = ceil(s->run[0] / xstep) * xstep; v <= s->run[s->n - 1] && nxt < 64;
+         v += xstep)
         xt[nxt++] = v;
     kb_svg_ticks(f, &x, &chart_box, xt, nxt, &st);
     kb_svg_ticks(f, &y, &chart_box, t, kb_axis_ticks(&y, ystep, t, 64), &st);
     kb_svg_box_draw(f, &chart_box);
     char title[128];
-    snprintf(title, sizeof title, "run, oldest first (%s to %s)", s->time[0],
+    snprintf(title, sizeof title, "run (as in the table), oldest first (%s to %s)", s->time[0],
              s->time[s->n - 1]);
     kb_svg_axis_title(f, &x, &chart_box, 36, 12, title);
     kb_svg_axis_title(f, &y, &chart_box, 82, 12, metric_titles[o->metric]);
@@ -220,7 +233,7 @@ static void chart(FILE *f, const kb_history_analysis *a, const kb_history_series
     for (long i = 0; i < s->n; i++)
         fprintf(f, "<circle class=\"run\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
                    "fill=\"#1f77b4\"><title>run %lld, %s: %.6g</title></circle>\n",
-                kb_axis_px(&x, (double)i), kb_axis_px(&y, s->value[i]),
+                kb_axis_px(&x, (double)s->run[i]), kb_axis_px(&y, s->value[i]),
                 (long long)s->run[i], s->time[i], s->value[i]);
     kb_svg_end(f);
 }

@@ -194,7 +194,17 @@ for svg in svgs:
     assert ev.find(s + "text").text == "driver <2> & co"
     ch = [g for g in svg.iter(s + "g") if g.get("class") == "change regression"][0]
     assert re.fullmatch(r"\+[45]\.\d %", ch.find(s + "text").text), ch.find(s + "text").text
-    assert len([c for c in svg.iter(s + "circle") if c.get("class") == "run"]) == 60
+    runs = {int(re.match(r"run (\d+),", c.find(s + "title").text).group(1)): float(c.get("cx"))
+            for c in svg.iter(s + "circle") if c.get("class") == "run"}
+    assert len(runs) == 60, len(runs)
+    # the x axis is the database's run id, as in the table: each label
+    # stands over the run it names, and the change line just before its run
+    labels = [t for t in svg.iter(s + "text")
+              if t.get("text-anchor") == "middle" and (t.text or "").isdigit()]
+    assert labels and all(abs(runs[int(t.text)] - float(t.get("x"))) < 0.2 for t in labels)
+    at = int(re.search(r"at run (\d+)", ch.find(s + "title").text).group(1))
+    line_x = float(ch.find(s + "line").get("x1"))
+    assert runs[at - 1] < line_x < runs[at], (at, line_x)
 rows = [tr for tr in root.iter(h + "tr") if tr.get("class") == "regression"]
 assert len(rows) == 2, len(rows)
 PY
