@@ -1,6 +1,6 @@
 /* history_verb.c - the `kbench history` verb: its sub-verbs add, event,
  * changes, show and export, their option tables and exit codes. */
-#include "drivers/history/history.h"
+#include "history/history.h"
 #include "drivers/commands.h"
 
 #include <stddef.h>

@@ -2,8 +2,8 @@
 # layering_test.sh - the include rules of drivers/: no verb folder includes
 # a header of another verb folder (what verbs share lives in
 # drivers/common, drivers/results, or a library folder), drivers/common
-# includes nothing of drivers/ outside itself, and machine/ nothing of
-# drivers/ but drivers/common.  Usage: layering_test.sh SRC
+# includes nothing of drivers/ outside itself, and machine/ and history/
+# only what verbs share.  Usage: layering_test.sh SRC
 set -u
 src=$1
 # The verb folders under drivers/: the list of verbs, drivers/verbs.def.
@@ -33,11 +33,14 @@ if grep -rn --include='*.[ch]' '^#include "drivers/' "$src/drivers/common" |
     fail=1
 fi
 # The components beside drivers/ are below the verbs: of drivers/ they may
-# use only what every verb shares.
-for component in machine; do
+# use only what verbs share, "COMPONENT:FOLDERS" (iostage/ has its own
+# rules: tests/iostage/iostage_layering_test.py).
+for rule in "machine:common" "history:common results"; do
+    component=${rule%%:*}
+    allowed_dirs=$(printf '%s\n' ${rule#*:} | sed 's#.*#drivers/&/#' | paste -sd'|')
     if grep -rn --include='*.[ch]' '^#include "drivers/' "$src/$component" |
-            grep -v '#include "drivers/common/'; then
-        echo "FAIL: $component/ includes something of drivers/ other than drivers/common"
+            grep -Ev "#include \"($allowed_dirs)"; then
+        echo "FAIL: $component/ includes something of drivers/ other than ${rule#*:}"
         fail=1
     fi
 done

@@ -1,7 +1,7 @@
 /* history_series.c - the series a query selects read from the database,
  * and their change points judged and explained (history.h). */
 #define _GNU_SOURCE   /* strdup */
-#include "drivers/history/history.h"
+#include "history/history.h"
 #include "drivers/common/exit_codes.h"
 
 #include <math.h>

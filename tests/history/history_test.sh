@@ -9,7 +9,7 @@ set -uo pipefail
 case_name=$1 kbench=$2
 KB_TEST_PREFIX=history
 # shellcheck source=tests/test_lib.sh
-. "$(dirname "$0")/../../test_lib.sh"
+. "$(dirname "$0")/../test_lib.sh"
 
 # template FILE: a small real run, a GEMM and a convolution on omp.
 template() {

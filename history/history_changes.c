@@ -2,7 +2,7 @@
  * every series as a Markdown table (worst first) and as JSON, and the
  * exit code --fail-on asks for. */
 #define _GNU_SOURCE   /* open_memstream */
-#include "drivers/history/history.h"
+#include "history/history.h"
 #include "drivers/common/atomic_file.h"
 #include "drivers/common/exit_codes.h"
 #include "drivers/common/md_table.h"

@@ -1,8 +1,8 @@
 /* history_add.c - `kbench history add`: results files checked whole
  * first, then stored in one transaction, each once (by content hash). */
 #define _GNU_SOURCE   /* strndup */
-#include "drivers/history/history.h"
-#include "drivers/history/sha256.h"
+#include "history/history.h"
+#include "history/sha256.h"
 #include "drivers/common/clock.h"
 #include "drivers/common/exit_codes.h"
 #include "drivers/results/results.h"

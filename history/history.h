@@ -5,7 +5,7 @@
 #define KB_HISTORY_H
 
 #include "drivers/common/options.h"
-#include "drivers/history/edivisive.h"
+#include "history/edivisive.h"
 
 #include <sqlite3.h>
 #include <stdbool.h>

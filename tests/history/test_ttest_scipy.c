@@ -4,7 +4,7 @@
  * 1e-300, where SciPy's p underflows). */
 #include "check.h"
 
-#include "drivers/history/student_t.h"
+#include "history/student_t.h"
 
 static const char *reference_;   /* ttest_scipy.py's file */
 

@@ -10,7 +10,7 @@
  * none). */
 #include "check.h"
 
-#include "drivers/history/edivisive.h"
+#include "history/edivisive.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * forward change, each event a vertical line.  Well-formed XML, so that
  * XML tools read it as they read HTML. */
 #define _GNU_SOURCE   /* open_memstream */
-#include "drivers/history/history.h"
+#include "history/history.h"
 #include "drivers/common/atomic_file.h"
 #include "drivers/common/clock.h"
 #include "drivers/common/escape.h"

@@ -1,5 +1,5 @@
 /* sha256.c - SHA-256 from OpenSSL's libcrypto (EVP), as hex. */
-#include "drivers/history/sha256.h"
+#include "history/sha256.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * each case record of its file and a history_record record for each other
  * record (summary, training steps), and a history_event record an event. */
 #define _GNU_SOURCE   /* open_memstream */
-#include "drivers/history/history.h"
+#include "history/history.h"
 #include "drivers/common/atomic_file.h"
 #include "drivers/common/exit_codes.h"
 

@@ -1,6 +1,6 @@
 /* history_db.c - the history database opened, created and checked
  * (history.h). */
-#include "drivers/history/history.h"
+#include "history/history.h"
 #include "drivers/common/exit_codes.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* edivisive.c - E-Divisive means with the t-test and the merge step
  * (edivisive.h). */
-#include "drivers/history/edivisive.h"
-#include "drivers/history/student_t.h"
+#include "history/edivisive.h"
+#include "history/student_t.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* history_event.c - `kbench history event`: a known change of the system
  * (an upgrade, a BIOS or driver change), for the whole site or for the
  * nodes named, checked before anything is written. */
-#include "drivers/history/history.h"
+#include "history/history.h"
 #include "drivers/common/exit_codes.h"
 
 #include <stdio.h>

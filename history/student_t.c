@@ -1,5 +1,5 @@
 /* student_t.c - the Student t-test's p-value (student_t.h). */
-#include "drivers/history/student_t.h"
+#include "history/student_t.h"
 
 #include <math.h>
 

@@ -6,9 +6,9 @@
  * the content hash against FIPS 180-4's examples. */
 #include "check.h"
 
-#include "drivers/history/edivisive.h"
-#include "drivers/history/sha256.h"
-#include "drivers/history/student_t.h"
+#include "history/edivisive.h"
+#include "history/sha256.h"
+#include "history/student_t.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-# tests/drivers/history/history.cmake - `kbench history`: the statistics
+# tests/history/history.cmake - history/ and `kbench history`: the statistics
 # against exact values and SciPy, and the verb end to end on results made
 # from a real `kbench run` (history_test.sh, one function per case; the
 # page is parsed as XML by Python's ElementTree).
