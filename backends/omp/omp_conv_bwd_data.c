@@ -122,6 +122,10 @@ static void store_row_ncx(const kb_omp_bwd_geom *q, const float *tmp,
         kb_omp_narrow(dt, tmp, q->iw, diff_src, off);
         return;
     }
+    if (dt == KB_F32) {
+        kb_omp_bwd_unphase_row(q, tmp, (float *)diff_src + off);
+        return;
+    }
     for (int64_t r = 0; r < sw; r++)
         for (int64_t m = 0; m * sw + r < q->iw; m++)
             kb_omp_store_elem(dt, diff_src, off + m * sw + r, tmp[r * pl + m]);
