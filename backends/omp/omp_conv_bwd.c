@@ -229,6 +229,7 @@ int kb_omp_conv_bwd_prepare(const kb_problem *p, const kb_tensors *t,
     pl->q = kb_omp_bwd_geom_of(p);
     pl->path = path_of(p);
     pl->nthreads = nthreads;
+    pl->row_elems = kb_omp_bwd_row_elems(&pl->q, pl->path);
     if (s.ws && kb_omp_workspace_init_for(&pl->ws, nthreads, &s.need) != 0)
         goto err;
     if ((s.wei && !(pl->wei = alloc_bytes(s.wei))) ||

@@ -85,9 +85,10 @@ struct kb_omp_conv_bwd_plan {
     /* COL2IM: one image's col; WEI_GEMM: diff_wei^T [G][CG*taps][KG];
      * WEI_DW_*: per-thread accumulators (kb_omp_bwd_wei_dw_elems). */
     float *scratch;
-    /* COL2IM, DATA_DW_*: per-thread row buffers of kb_omp_bwd_row_elems
-     * floats. */
+    /* COL2IM, DATA_DW_*: per-thread row buffers of row_elems floats
+     * (kb_omp_bwd_row_elems, kept: it divides, and rows are short). */
     float *rows;
+    int64_t row_elems;
     kb_problem fwd;            /* TRANSPOSED: the forward problem it runs */
     kb_omp_bwd_xtap *xt;       /* q.xt's storage */
 };

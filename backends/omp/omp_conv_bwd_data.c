@@ -134,8 +134,7 @@ static void store_row_ncx(const kb_omp_bwd_geom *q, const float *tmp,
 /* A thread's row buffer (rows, rows_elems floats per thread). */
 static float *row_buffer(const kb_omp_conv_bwd_plan *pl)
 {
-    return pl->rows +
-           omp_get_thread_num() * kb_omp_bwd_row_elems(&pl->q, pl->path);
+    return pl->rows + omp_get_thread_num() * pl->row_elems;
 }
 
 /* col2im of image n, NCX: col is [G][CG*taps][P], so channel c's taps
