@@ -59,6 +59,14 @@ typedef enum {
 int64_t kb_omp_bwd_row_elems(const kb_omp_bwd_geom *q, kb_omp_bwd_path path);
 int64_t kb_omp_bwd_wei_dw_elems(const kb_omp_bwd_geom *q);
 
+/* COL2IM computes col for several images in one GEMM (the weights are
+ * packed once for them, and the GEMM is wider), as many as fit in
+ * KB_OMP_BWD_COL_FLOATS floats of col, at least one: 4 MiB, which the
+ * GEMM writes and col2im reads back while it is still in the L3 (at
+ * 16 MiB res3a's 3x3/2 lost more than it gained). */
+enum { KB_OMP_BWD_COL_FLOATS = 1 << 20 };
+int64_t kb_omp_bwd_col_images(const kb_omp_bwd_geom *q);
+
 /* Channels a depthwise NXC step owns: one vector. */
 enum { KB_OMP_BWD_CB = 16 };
 
@@ -82,7 +90,7 @@ struct kb_omp_conv_bwd_plan {
      *   DATA_DW_NXC: [ceil(C/CB)][taps][CB], f32. */
     void *wei;
     void *wei_nxc;             /* TRANSPOSED, NXC GEMM: the forward's reorder */
-    /* COL2IM: one image's col; WEI_GEMM: diff_wei^T [G][CG*taps][KG];
+    /* COL2IM: col of kb_omp_bwd_col_images images; WEI_GEMM: diff_wei^T [G][CG*taps][KG];
      * WEI_DW_*: per-thread accumulators (kb_omp_bwd_wei_dw_elems). */
     float *scratch;
     /* COL2IM, DATA_DW_*: per-thread row buffers of row_elems floats
