@@ -35,6 +35,13 @@ int64_t kb_omp_bwd_row_elems(const kb_omp_bwd_geom *q, kb_omp_bwd_path path)
     return q->iw * (path == KB_OMP_BWD_DATA_DW_NXC ? KB_OMP_BWD_CB : q->ic);
 }
 
+int64_t kb_omp_bwd_col_images(const kb_omp_bwd_geom *q)
+{
+    int64_t per = q->ic * q->taps * q->out_px;
+    int64_t n = per > 0 ? KB_OMP_BWD_COL_FLOATS / per : 1;
+    return n < 1 ? 1 : n > q->mb ? q->mb : n;
+}
+
 /* A vector per tap, the NCX tails' sums, the NCX phase row. */
 int64_t kb_omp_bwd_wei_dw_elems(const kb_omp_bwd_geom *q)
 {
@@ -116,7 +123,7 @@ static bwd_sizes sizes_of(const kb_problem *p, int nthreads)
         s.need = (kb_omp_ws_need){ q.nxc ? p->dt.dst : p->dt.wei,
                                    q.nxc ? p->dt.wei : p->dt.dst, 0 };
         s.wei = q.nxc ? wei * wsize : 0;
-        s.scratch = q.ic * q.taps * q.out_px;
+        s.scratch = q.ic * q.taps * q.out_px * kb_omp_bwd_col_images(&q);
         s.rows = rows;
         break;
     case KB_OMP_BWD_WEI_GEMM:
@@ -229,6 +236,7 @@ int kb_omp_conv_bwd_prepare(const kb_problem *p, const kb_tensors *t,
     pl->q = kb_omp_bwd_geom_of(p);
     pl->path = path_of(p);
     pl->nthreads = nthreads;
+    pl->row_elems = kb_omp_bwd_row_elems(&pl->q, pl->path);
     if (s.ws && kb_omp_workspace_init_for(&pl->ws, nthreads, &s.need) != 0)
         goto err;
     if ((s.wei && !(pl->wei = alloc_bytes(s.wei))) ||

@@ -6,6 +6,8 @@
 
 #include "omp_kernels.h"
 
+#include <string.h>
+
 /* Per kernel column kx: the output columns [lo, hi) whose tap kx falls
  * inside the input row, i0 = kx*dil - pad (output column ox reads input
  * column i0 + ox*sw) and m0, where it lands in an NCX phase-major row
@@ -57,6 +59,14 @@ typedef enum {
 int64_t kb_omp_bwd_row_elems(const kb_omp_bwd_geom *q, kb_omp_bwd_path path);
 int64_t kb_omp_bwd_wei_dw_elems(const kb_omp_bwd_geom *q);
 
+/* COL2IM computes col for several images in one GEMM (the weights are
+ * packed once for them, and the GEMM is wider), as many as fit in
+ * KB_OMP_BWD_COL_FLOATS floats of col, at least one: 4 MiB, which the
+ * GEMM writes and col2im reads back while it is still in the L3 (at
+ * 16 MiB res3a's 3x3/2 lost more than it gained). */
+enum { KB_OMP_BWD_COL_FLOATS = 1 << 20 };
+int64_t kb_omp_bwd_col_images(const kb_omp_bwd_geom *q);
+
 /* Channels a depthwise NXC step owns: one vector. */
 enum { KB_OMP_BWD_CB = 16 };
 
@@ -80,12 +90,13 @@ struct kb_omp_conv_bwd_plan {
      *   DATA_DW_NXC: [ceil(C/CB)][taps][CB], f32. */
     void *wei;
     void *wei_nxc;             /* TRANSPOSED, NXC GEMM: the forward's reorder */
-    /* COL2IM: one image's col; WEI_GEMM: diff_wei^T [G][CG*taps][KG];
+    /* COL2IM: col of kb_omp_bwd_col_images images; WEI_GEMM: diff_wei^T [G][CG*taps][KG];
      * WEI_DW_*: per-thread accumulators (kb_omp_bwd_wei_dw_elems). */
     float *scratch;
-    /* COL2IM, DATA_DW_*: per-thread row buffers of kb_omp_bwd_row_elems
-     * floats. */
+    /* COL2IM, DATA_DW_*: per-thread row buffers of row_elems floats
+     * (kb_omp_bwd_row_elems, kept: it divides, and rows are short). */
     float *rows;
+    int64_t row_elems;
     kb_problem fwd;            /* TRANSPOSED: the forward problem it runs */
     kb_omp_bwd_xtap *xt;       /* q.xt's storage */
 };
@@ -126,13 +137,59 @@ static inline int64_t kb_omp_bwd_phase_len(const kb_omp_bwd_geom *q)
     return (q->iw + q->sw - 1) / q->sw;
 }
 
+/* Stride 2, the common one, splits and merges rows 16 columns of each
+ * phase at a time with two shuffles (a scalar loop per element is what
+ * bounded the strided depthwise passes); the columns past the last whole
+ * pair of vectors, and other strides, go one at a time.  The number of
+ * columns of each phase that the vectors take: */
+static inline int64_t kb_omp_bwd_phase_vec_cols(const kb_omp_bwd_geom *q)
+{
+    return q->sw == 2 ? q->iw / 32 * 16 : 0;
+}
+
 static inline void kb_omp_bwd_phase_row(const kb_omp_bwd_geom *q,
                                         const float *row, float *out)
 {
     int64_t pl = kb_omp_bwd_phase_len(q), sw = q->sw;
+    int64_t mv = kb_omp_bwd_phase_vec_cols(q);
+    typedef int32_t v16si __attribute__((vector_size(64)));
+    const v16si even = {0, 2, 4, 6, 8, 10, 12, 14,
+                        16, 18, 20, 22, 24, 26, 28, 30};
+    for (int64_t m = 0; m < mv; m += 16) {
+        kb_v16sf a, b;
+        memcpy(&a, row + 2 * m, sizeof a);
+        memcpy(&b, row + 2 * m + 16, sizeof b);
+        kb_v16sf e = __builtin_shuffle(a, b, even);
+        kb_v16sf o = __builtin_shuffle(a, b, even + 1);
+        memcpy(out + m, &e, sizeof e);
+        memcpy(out + pl + m, &o, sizeof o);
+    }
     for (int64_t r = 0; r < sw; r++)
-        for (int64_t m = 0; m * sw + r < q->iw; m++)
+        for (int64_t m = mv; m * sw + r < q->iw; m++)
             out[r * pl + m] = row[m * sw + r];
+}
+
+/* The inverse for f32: row[ix] = the phase-major in's column ix. */
+static inline void kb_omp_bwd_unphase_row(const kb_omp_bwd_geom *q,
+                                          const float *in, float *row)
+{
+    int64_t pl = kb_omp_bwd_phase_len(q), sw = q->sw;
+    int64_t mv = kb_omp_bwd_phase_vec_cols(q);
+    typedef int32_t v16si __attribute__((vector_size(64)));
+    const v16si lo = {0, 16, 1, 17, 2, 18, 3, 19,
+                      4, 20, 5, 21, 6, 22, 7, 23};
+    for (int64_t m = 0; m < mv; m += 16) {
+        kb_v16sf e, o;
+        memcpy(&e, in + m, sizeof e);
+        memcpy(&o, in + pl + m, sizeof o);
+        kb_v16sf a = __builtin_shuffle(e, o, lo);
+        kb_v16sf b = __builtin_shuffle(e, o, lo + 8);
+        memcpy(row + 2 * m, &a, sizeof a);
+        memcpy(row + 2 * m + 16, &b, sizeof b);
+    }
+    for (int64_t r = 0; r < sw; r++)
+        for (int64_t m = mv; m * sw + r < q->iw; m++)
+            row[m * sw + r] = in[r * pl + m];
 }
 
 /* y[c] += w[c] * x[c] for a channel block; inlined, so a full block's

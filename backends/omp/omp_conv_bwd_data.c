@@ -10,11 +10,12 @@
  *
  * Stride 1: that is the forward convolution of diff_dst with the weights
  * flipped in every spatial dimension and transposed in K and C, padded by
- * (kernel-1)*dil - pad (negative when the padding is wider: the forward's
+  * (kernel-1)*dil - pad (negative when the padding is wider: the forward's
  * bounds checks take it), so omp_conv.c runs it, with its implicit GEMM
- * and depthwise loops.  Strided: per image and group the engine computes
- * col = W^T x diff_dst (W^T [CG*taps, KG], the reduction only KG long)
- * into a buffer, and col2im gathers into each input row what its taps
+ * and depthwise loops.  Strided: per group, for as many images at once
+ * as kb_omp_bwd_col_images allows, the engine computes col = W^T x
+ * diff_dst (W^T [CG*taps, KG], the reduction only KG long) into a
+ * buffer, and col2im gathers into each input row what its taps
  * contributed; depthwise skips the GEMM (K would be 1) and gathers
  * w * diff_dst straight from diff_dst.  Each input row is one thread's
  * and is built in a per-thread row buffer, so nothing is zeroed first
@@ -31,7 +32,7 @@
 #include <omp.h>
 #include <string.h>
 
-enum { CB = KB_OMP_BWD_CB };
+enum { CB = KB_OMP_BWD_CB, NR = KB_OMP_NR };
 
 /* The forward problem whose dst is diff_src: input diff_dst, output
  * diff_src, channels swapped, padding (k-1)*dil - pad, stride 1. */
@@ -122,6 +123,10 @@ static void store_row_ncx(const kb_omp_bwd_geom *q, const float *tmp,
         kb_omp_narrow(dt, tmp, q->iw, diff_src, off);
         return;
     }
+    if (dt == KB_F32) {
+        kb_omp_bwd_unphase_row(q, tmp, (float *)diff_src + off);
+        return;
+    }
     for (int64_t r = 0; r < sw; r++)
         for (int64_t m = 0; m * sw + r < q->iw; m++)
             kb_omp_store_elem(dt, diff_src, off + m * sw + r, tmp[r * pl + m]);
@@ -130,40 +135,44 @@ static void store_row_ncx(const kb_omp_bwd_geom *q, const float *tmp,
 /* A thread's row buffer (rows, rows_elems floats per thread). */
 static float *row_buffer(const kb_omp_conv_bwd_plan *pl)
 {
-    return pl->rows +
-           omp_get_thread_num() * kb_omp_bwd_row_elems(&pl->q, pl->path);
+    return pl->rows + omp_get_thread_num() * pl->row_elems;
 }
 
-/* col2im of image n, NCX: col is [G][CG*taps][P], so channel c's taps
- * are the planes from row c*taps of it; one input row per step. */
-static void col2im_ncx(const kb_omp_conv_bwd_plan *pl, int64_t n)
+/* col2im of images [n0, n0+nb), NCX: col is [G][CG*taps][nb*P], so
+ * channel c's taps are the rows from c*taps of it, image i's pixels the
+ * columns from i*P; one input row per step. */
+static void col2im_ncx(const kb_omp_conv_bwd_plan *pl, int64_t n0, int64_t nb)
 {
     const kb_omp_bwd_geom *q = &pl->q;
     void *diff_src = pl->t.ptr[KB_ARG_DIFF_SRC];
     int64_t rows = q->id * q->ih, tmp_len = q->sw * kb_omp_bwd_phase_len(q);
+    int64_t cols = nb * q->out_px;
 #pragma omp parallel for schedule(static) num_threads(pl->nthreads)
-    for (int64_t cr = 0; cr < q->ic * rows; cr++) {
-        int64_t c = cr / rows, iz = cr % rows / q->ih, iy = cr % q->ih;
+    for (int64_t icr = 0; icr < nb * q->ic * rows; icr++) {
+        int64_t i = icr / (q->ic * rows), c = icr / rows % q->ic;
+        int64_t iz = icr % rows / q->ih, iy = icr % q->ih;
         float *tmp = row_buffer(pl);
         memset(tmp, 0, (size_t)tmp_len * sizeof(float));
-        gather_row_ncx(q, iz, iy, pl->scratch + c * q->taps * q->out_px,
-                       q->out_px, NULL, tmp);
+        gather_row_ncx(q, iz, iy,
+                       pl->scratch + c * q->taps * cols + i * q->out_px, cols,
+                       NULL, tmp);
         store_row_ncx(q, tmp, pl->dt.src, diff_src,
-                      (n * q->ic + c) * q->in_px + (iz * q->ih + iy) * q->iw);
+                      ((n0 + i) * q->ic + c) * q->in_px +
+                          (iz * q->ih + iy) * q->iw);
     }
 }
 
-/* col2im of image n, NXC: col is [P][G][taps*CG], and one input row
- * (all its pixels and channels) is one thread's, summed in its row
- * buffer and rounded into diff_src. */
-static void col2im_nxc(const kb_omp_conv_bwd_plan *pl, int64_t n)
+/* col2im of images [n0, n0+nb), NXC: col is [nb*P][G][taps*CG], and one
+ * input row (all its pixels and channels) is one thread's, summed in its
+ * row buffer and rounded into diff_src. */
+static void col2im_nxc(const kb_omp_conv_bwd_plan *pl, int64_t n0, int64_t nb)
 {
     const kb_omp_bwd_geom *q = &pl->q;
-    const float *col = pl->scratch;
     int64_t rows = q->cg * q->taps, ld = q->ic * q->taps;
 #pragma omp parallel for schedule(static) num_threads(pl->nthreads)
-    for (int64_t r = 0; r < q->id * q->ih; r++) {
-        int64_t iz = r / q->ih, iy = r % q->ih;
+    for (int64_t r = 0; r < nb * q->id * q->ih; r++) {
+        int64_t i = r / (q->id * q->ih), iz = r / q->ih % q->id, iy = r % q->ih;
+        const float *col = pl->scratch + i * q->out_px * ld;
         float *drow = row_buffer(pl);
         memset(drow, 0, (size_t)(q->iw * q->ic) * sizeof(float));
         for (int64_t kz = 0; kz < q->kd; kz++) {
@@ -190,40 +199,91 @@ static void col2im_nxc(const kb_omp_conv_bwd_plan *pl, int64_t n)
         }
         kb_omp_narrow(pl->dt.src, drow, q->iw * q->ic,
                       pl->t.ptr[KB_ARG_DIFF_SRC],
-                      ((n * q->id + iz) * q->ih + iy) * q->iw * q->ic);
+                      (((n0 + i) * q->id + iz) * q->ih + iy) * q->iw * q->ic);
     }
 }
 
-/* col of image n, group g, on the engine: NCX col_g[CG*taps, P] =
- * W_g^T x diff_dst_g, NXC col_g[P, taps*CG] = diff_dst_g x W'_g (W' the
- * [taps*CG][KG] reorder, read transposed). */
-static void col_gemm(const kb_omp_conv_bwd_plan *pl, int64_t n, int64_t g)
+/* What the NCX col GEMM's B packer reads: diff_dst from element off
+ * (group g's first channel of image n0), its images' pixels side by
+ * side as the columns. */
+typedef struct {
+    const kb_omp_bwd_geom *q;
+    const void *dd;
+    int64_t off;
+    kb_dtype dt;
+} dd_images;
+
+/* B rows are the group's output channels (the reduction), columns the
+ * pixels of consecutive images; panel j holds rows x NR floats,
+ * channel-major, copied in runs that stay inside one image. */
+static inline __attribute__((always_inline)) void
+pack_b_dd_images_body(kb_dtype DT, const dd_images *x, int64_t r0,
+                      int64_t c0, int64_t rows, int64_t cols, float *buf)
+{
+    const kb_omp_bwd_geom *q = x->q;
+    int64_t P = q->out_px;
+    for (int64_t jp = 0; jp < cols; jp += NR) {
+        float *panel = buf + jp * rows;
+        int64_t nr = cols - jp < NR ? cols - jp : NR;
+        for (int64_t j = 0; j < nr;) {
+            int64_t col = c0 + jp + j, n = col / P, p = col % P;
+            int64_t seg = nr - j < P - p ? nr - j : P - p;
+            for (int64_t kk = 0; kk < rows; kk++) {
+                int64_t s = x->off + (n * q->oc + r0 + kk) * P + p;
+                for (int64_t u = 0; u < seg; u++)
+                    panel[kk * NR + j + u] = kb_omp_elem(DT, x->dd, s + u);
+            }
+            j += seg;
+        }
+        for (int64_t kk = 0; kk < rows; kk++)
+            for (int64_t j = nr; j < NR; j++)
+                panel[kk * NR + j] = 0.0f;
+    }
+}
+
+static void pack_b_dd_images(const kb_omp_operand *op, int64_t r0, int64_t c0,
+                             int64_t rows, int64_t cols, float *buf)
+{
+    const dd_images *x = op->ctx;
+    KB_OMP_PER_DTYPE(x->dt, pack_b_dd_images_body, x, r0, c0, rows, cols,
+                     buf);
+}
+
+/* col of images [n0, n0+nb), group g, on the engine: NCX
+ * col_g[CG*taps, nb*P] = W_g^T x diff_dst_g, NXC col_g[nb*P, taps*CG] =
+ * diff_dst_g x W'_g (W' the [taps*CG][KG] reorder, read transposed; NXC
+ * stores the images' pixels one after another, a plain stride). */
+static void col_gemm(const kb_omp_conv_bwd_plan *pl, int64_t n0, int64_t nb,
+                     int64_t g)
 {
     const kb_omp_bwd_geom *q = &pl->q;
     const void *dd = pl->t.ptr[KB_ARG_DIFF_DST], *wei = pl->t.ptr[KB_ARG_WEI];
     kb_dtype ddt = pl->dt.dst, wdt = pl->dt.wei;
-    int64_t rows = q->cg * q->taps;
+    int64_t rows = q->cg * q->taps, cols = nb * q->out_px;
+    dd_images x = { q, dd, (n0 * q->oc + g * q->kg) * q->out_px, ddt };
     kb_omp_gemm_args a = { .k = q->kg, .c_dt = KB_F32, .alpha = 1.0f,
                            .beta = 0.0f };
     if (!q->nxc) {
         a.m = rows;
-        a.n = q->out_px;
+        a.n = cols;
         a.a = (kb_omp_operand){ .pack = kb_omp_pack_a_strided,
                                 .base = kb_omp_at(wdt, wei, g * q->kg * rows),
                                 .rs = 1, .cs = rows, .dt = wdt };
-        a.b = (kb_omp_operand){ .pack = kb_omp_pack_b_strided,
-                                .base = kb_omp_at(ddt, dd,
-                                                  (n * q->oc + g * q->kg) *
-                                                  q->out_px),
-                                .rs = q->out_px, .cs = 1, .dt = ddt };
-        a.c = pl->scratch + g * rows * q->out_px;
-        a.rs_c = q->out_px;
+        /* one image is a plain strided matrix, its packer the engine's */
+        a.b = nb > 1 ? (kb_omp_operand){ .pack = pack_b_dd_images,
+                                         .ctx = &x, .dt = ddt }
+                     : (kb_omp_operand){ .pack = kb_omp_pack_b_strided,
+                                         .base = kb_omp_at(ddt, dd, x.off),
+                                         .rs = q->out_px, .cs = 1,
+                                         .dt = ddt };
+        a.c = pl->scratch + g * rows * cols;
+        a.rs_c = cols;
     } else {
-        a.m = q->out_px;
+        a.m = cols;
         a.n = rows;
         a.a = (kb_omp_operand){ .pack = kb_omp_pack_a_strided,
                                 .base = kb_omp_at(ddt, dd,
-                                                  n * q->out_px * q->oc +
+                                                  n0 * q->out_px * q->oc +
                                                   g * q->kg),
                                 .rs = q->oc, .cs = 1, .dt = ddt };
         a.b = (kb_omp_operand){ .pack = kb_omp_pack_b_strided,
@@ -239,13 +299,15 @@ static void col_gemm(const kb_omp_conv_bwd_plan *pl, int64_t n, int64_t g)
 
 void kb_omp_bwd_data_col2im(const kb_omp_conv_bwd_plan *pl)
 {
-    for (int64_t n = 0; n < pl->q.mb; n++) {
+    int64_t per = kb_omp_bwd_col_images(&pl->q);
+    for (int64_t n0 = 0; n0 < pl->q.mb; n0 += per) {
+        int64_t nb = pl->q.mb - n0 < per ? pl->q.mb - n0 : per;
         for (int64_t g = 0; g < pl->q.g; g++)
-            col_gemm(pl, n, g);
+            col_gemm(pl, n0, nb, g);
         if (pl->q.nxc)
-            col2im_nxc(pl, n);
+            col2im_nxc(pl, n0, nb);
         else
-            col2im_ncx(pl, n);
+            col2im_ncx(pl, n0, nb);
     }
 }
 

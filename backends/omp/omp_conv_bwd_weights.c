@@ -269,22 +269,34 @@ static void pack_b_dd_ncx(const kb_omp_operand *op, int64_t r0, int64_t c0,
 }
 
 /* diff_wei[g*KG + k][c][t] = the GEMMs' [G][CG*taps][KG] result, rounded
- * to the weights' type. */
+ * to the weights' type.  A transpose, done in CB x CB tiles (each thread
+ * takes CB output channels of one group): every tile reads CB runs of
+ * CB floats and writes CB runs, where a channel at a time reads one
+ * element per cache line and CB rows at a time write CB streams a power
+ * of two apart, into one cache set (res5's 1x1s: 2048 rows of 512). */
 static void store_diff_wei(const kb_omp_conv_bwd_plan *pl)
 {
     const kb_omp_bwd_geom *q = &pl->q;
     void *dw = pl->t.ptr[KB_ARG_DIFF_WEI];
-    int64_t rows = q->cg * q->taps;
+    int64_t rows = q->cg * q->taps, kblocks = (q->kg + CB - 1) / CB;
 #pragma omp parallel for schedule(static) num_threads(pl->nthreads)
-    for (int64_t gk = 0; gk < q->oc; gk++) {
-        int64_t g = gk / q->kg, k = gk % q->kg;
-        const float *s = pl->scratch + g * rows * q->kg + k;
-        for (int64_t c = 0; c < q->cg; c++)
-            for (int64_t t = 0; t < q->taps; t++) {
-                int64_t r = q->nxc ? t * q->cg + c : c * q->taps + t;
-                kb_omp_store_elem(pl->dt.wei, dw, gk * rows + c * q->taps + t,
-                                  s[r * q->kg]);
-            }
+    for (int64_t gb = 0; gb < q->g * kblocks; gb++) {
+        int64_t g = gb / kblocks, k0 = gb % kblocks * CB;
+        int64_t kn = min64(CB, q->kg - k0);
+        const float *s = pl->scratch + g * rows * q->kg + k0;
+        for (int64_t o0 = 0; o0 < rows; o0 += CB) {
+            int64_t on = min64(CB, rows - o0);
+            for (int64_t k = 0; k < kn; k++)
+                for (int64_t o = o0; o < o0 + on; o++) {
+                    /* o = c*taps + t, the row NCX's GEMM gave it; NXC's
+                     * gave it row t*CG + c */
+                    int64_t r = q->nxc ? o % q->taps * q->cg + o / q->taps
+                                       : o;
+                    kb_omp_store_elem(pl->dt.wei, dw,
+                                      (g * q->kg + k0 + k) * rows + o,
+                                      s[r * q->kg + k]);
+                }
+        }
     }
 }
 
