@@ -147,20 +147,24 @@ static inline int64_t kb_omp_bwd_phase_vec_cols(const kb_omp_bwd_geom *q)
     return q->sw == 2 ? q->iw / 32 * 16 : 0;
 }
 
+/* The lanes of the two shuffles each way, as __builtin_shufflevector
+ * takes them (GCC 12 and clang alike; __builtin_shuffle is GCC's only). */
+#define KB_OMP_LANES_EVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define KB_OMP_LANES_ODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define KB_OMP_LANES_LO 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define KB_OMP_LANES_HI 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31
+
 static inline void kb_omp_bwd_phase_row(const kb_omp_bwd_geom *q,
                                         const float *row, float *out)
 {
     int64_t pl = kb_omp_bwd_phase_len(q), sw = q->sw;
     int64_t mv = kb_omp_bwd_phase_vec_cols(q);
-    typedef int32_t v16si __attribute__((vector_size(64)));
-    const v16si even = {0, 2, 4, 6, 8, 10, 12, 14,
-                        16, 18, 20, 22, 24, 26, 28, 30};
     for (int64_t m = 0; m < mv; m += 16) {
         kb_v16sf a, b;
         memcpy(&a, row + 2 * m, sizeof a);
         memcpy(&b, row + 2 * m + 16, sizeof b);
-        kb_v16sf e = __builtin_shuffle(a, b, even);
-        kb_v16sf o = __builtin_shuffle(a, b, even + 1);
+        kb_v16sf e = __builtin_shufflevector(a, b, KB_OMP_LANES_EVEN);
+        kb_v16sf o = __builtin_shufflevector(a, b, KB_OMP_LANES_ODD);
         memcpy(out + m, &e, sizeof e);
         memcpy(out + pl + m, &o, sizeof o);
     }
@@ -175,15 +179,12 @@ static inline void kb_omp_bwd_unphase_row(const kb_omp_bwd_geom *q,
 {
     int64_t pl = kb_omp_bwd_phase_len(q), sw = q->sw;
     int64_t mv = kb_omp_bwd_phase_vec_cols(q);
-    typedef int32_t v16si __attribute__((vector_size(64)));
-    const v16si lo = {0, 16, 1, 17, 2, 18, 3, 19,
-                      4, 20, 5, 21, 6, 22, 7, 23};
     for (int64_t m = 0; m < mv; m += 16) {
         kb_v16sf e, o;
         memcpy(&e, in + m, sizeof e);
         memcpy(&o, in + pl + m, sizeof o);
-        kb_v16sf a = __builtin_shuffle(e, o, lo);
-        kb_v16sf b = __builtin_shuffle(e, o, lo + 8);
+        kb_v16sf a = __builtin_shufflevector(e, o, KB_OMP_LANES_LO);
+        kb_v16sf b = __builtin_shufflevector(e, o, KB_OMP_LANES_HI);
         memcpy(row + 2 * m, &a, sizeof a);
         memcpy(row + 2 * m + 16, &b, sizeof b);
     }
