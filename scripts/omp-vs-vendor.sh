@@ -9,8 +9,9 @@
 #            [--sets S,...] [--label L] [--peaks FILE] [--kbench PATH]
 #            [--reps N] [--min-time SEC] [--out FILE] [--runs DIR]
 #            [--conf FILE] [--dry-run]
-#   --quick          the conf's quick sets (default; a few minutes on 2
-#                    cores at 3 rounds); --full: its full sets
+#   --quick          the conf's quick sets (default; about 1.5 minutes on
+#                    2 cores at 3 rounds); --full: its full sets (hours:
+#                    the conf's header gives the measured costs)
 #   --rounds N       default 3.  Round r runs every set once; even rounds
 #                    reverse the backends' order, and within a run kbench
 #                    runs each case on every backend in turn, so omp and
