@@ -185,8 +185,8 @@ static void omp_describe(kb_info *info)
                 kb_omp_ukernel_for(KB_BF16, KB_BF16)->name);
     kb_info_add(info, "ukernel_f16", "%s",
                 kb_omp_ukernel_for(KB_F16, KB_F16)->name);
-    kb_info_add(info, "blocking", "MC=%d KC=%d NC=%d", KB_OMP_MC, KB_OMP_KC,
-                KB_OMP_NC);
+    kb_info_add(info, "blocking", "MC=%d KC=%d NC=%d A_IN_PLACE_PANELS=%d",
+                KB_OMP_MC, KB_OMP_KC, KB_OMP_NC, KB_OMP_A_IN_PLACE_PANELS);
 #if defined(__AVX512F__)
     kb_info_add(info, "vector_isa", "AVX-512 (512-bit)");
 #elif defined(__AVX2__)

@@ -7,6 +7,7 @@
  *   loop_jc         NC-wide column blocks of the rectangle
  *   loop_pc         KC-deep slices of K; packs the KC x NC block of B
  *   loop_ic         MC-high row blocks; packs the MC x KC block of A
+ *                   (or reads it in place: a_in_place)
  *   macro_kernel    NR x MR micro-tiles of the block
  *   uk->kernel      one MR x NR tile, accumulated in registers (the
  *                   micro-kernel chosen at start-up, omp_ukernels.c) */
@@ -21,7 +22,7 @@
 typedef kb_v16sf v16sf;
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR, KC = KB_OMP_KC, MC = KB_OMP_MC,
-       NC = KB_OMP_NC, NV = NR / 16 };
+       NC = KB_OMP_NC, NV = NR / 16, A_IN_PLACE_PANELS = KB_OMP_A_IN_PLACE_PANELS };
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -206,16 +207,27 @@ tile_store(v16sf acc[][NV], int64_t m, int64_t n, const tile_update *u)
     bool reads = u->beta != 0.0f;
     bool rows = n == NR && (!reads || u->in.cs == 1) && u->out.cs == 1;
     bool f32 = (!reads || u->in.dt == KB_F32) && u->out.dt == KB_F32;
-    if (rows && f32 && !u->bias) {
-        /* Full-width rows, contiguous f32: whole vectors. */
+    bool f32_bias = !u->bias || (u->bias_dt == KB_F32 && u->bias_cs <= 1);
+    if (rows && f32 && f32_bias) {
+        /* Full-width rows, contiguous f32, a bias per row (bias_cs 0) or
+         * per contiguous column: whole vectors (a convolution's bias went
+         * through the element-wise store, a quarter of CosmoFlow
+         * conv3d_1's GEMM time). */
+        const float *bias = u->bias;
         for (int64_t i = 0; i < m; i++) {
             for (int v = 0; v < NV; v++) {
-                v16sf r = u->alpha * acc[i][v], old;
+                v16sf r = u->alpha * acc[i][v], t;
                 float *in = (float *)u->in.base + i * u->in.rs + 16 * v;
                 float *out = (float *)u->out.base + i * u->out.rs + 16 * v;
                 if (reads) {
-                    memcpy(&old, in, sizeof(old));
-                    r += u->beta * old;
+                    memcpy(&t, in, sizeof(t));
+                    r += u->beta * t;
+                }
+                if (bias && u->bias_cs == 0) {
+                    r += bias[i * u->bias_rs];
+                } else if (bias) {
+                    memcpy(&t, bias + i * u->bias_rs + 16 * v, sizeof(t));
+                    r += t;
                 }
                 memcpy(out, &r, sizeof(r));
             }
@@ -238,6 +250,7 @@ typedef struct {
     const kb_omp_gemm_args *g;
     const kb_omp_ukernel *uk;
     mview c, partial;
+    bool a_in_place;           /* a_in_place(): A is not packed */
 } gemm_ctx;
 
 /* One thread's packing buffers: f32 panels, and the kernel's own format
@@ -283,6 +296,48 @@ static void macro_kernel(const gemm_ctx *x, int64_t mc, int64_t nc,
         macro_body(x, mc, nc, kc, pa, pb, u, x->uk->kernel);
 }
 
+/* Whether A is read in place by the f32 micro-kernel rather than
+ * packed: an f32 row-major matrix (a convolution's weights in NCX) that
+ * C's few panels use only a few times each (A_IN_PLACE_PANELS). */
+static bool a_in_place(const kb_omp_gemm_args *g, const kb_omp_ukernel *uk)
+{
+    return uk->kernel == kb_omp_ukernel_f32_8x32 &&
+           g->a.pack == kb_omp_pack_a_strided && g->a.dt == KB_F32 &&
+           g->a.cs == 1 && ceil_div(g->n, NR) <= A_IN_PLACE_PANELS;
+}
+
+/* macro_kernel on A read in place: the MC x KC block at rows [ic, ic+mc),
+ * columns [pc, pc+kc) of A.  Whole MR-row micro-panels are read from A's
+ * rows; a last partial one is packed (zero rows past mc) into abuf, since
+ * reading past A's end is not allowed. */
+static void macro_kernel_in_place(const gemm_ctx *x, int64_t ic,
+                                  int64_t mc, int64_t nc, int64_t pc,
+                                  int64_t kc, const float *pb, float *abuf,
+                                  const tile_update *u)
+{
+    const kb_omp_operand *a = &x->g->a;
+    const float *a0 = (const float *)a->base + ic * a->rs + pc;
+    int64_t whole = mc / MR * MR;
+    v16sf acc[KB_OMP_MR_MAX][NV] __attribute__((aligned(64)));
+    if (whole < mc)
+        a->pack(a, ic + whole, pc, mc - whole, kc, abuf);
+    for (int64_t jr = 0; jr < nc; jr += NR) {
+        const float *b = pb + jr * kc;
+        int64_t n = min64(NR, nc - jr);
+        for (int64_t ir = 0; ir < whole; ir += MR) {
+            tile_update tu = tile_update_at(u, ir, jr);
+            kb_omp_f32_8x32_strided_body(kc, a0 + ir * a->rs, a->rs, 1, b,
+                                         acc);
+            tile_store(acc, MR, n, &tu);
+        }
+        if (whole < mc) {
+            tile_update tu = tile_update_at(u, whole, jr);
+            kb_omp_f32_8x32_body(kc, abuf, b, acc);
+            tile_store(acc, mc - whole, n, &tu);
+        }
+    }
+}
+
 static void loop_ic(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t pc,
                     int64_t kc, int64_t jc, int64_t nc, const void *pb,
                     const thread_bufs *tb, const tile_update *u)
@@ -291,6 +346,10 @@ static void loop_ic(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t pc,
     for (int64_t ic = m0; ic < m1; ic += MC) {
         int64_t mc = min64(MC, m1 - ic);
         tile_update tu = tile_update_at(u, ic, jc);
+        if (x->a_in_place) {
+            macro_kernel_in_place(x, ic, mc, nc, pc, kc, pb, tb->a, &tu);
+            continue;
+        }
         const void *pa = tb->a;
         g->a.pack(&g->a, ic, pc, mc, kc, tb->a);
         if (x->uk->to_pairs_a) {
@@ -450,8 +509,9 @@ static void split(int64_t n, int64_t unit, int parts, int p, int64_t *lo,
 /* Threads form a tm x tn grid over C.  Choose the factorisation with the
  * least work for the busiest thread: its tile-rounded rectangle, plus the
  * packing each thread repeats (its B columns once, its A rows once per NC
- * block), weighted as a few multiply-adds per packed element. */
-static int pick_tm(const kb_omp_gemm_args *g, int nthreads)
+ * block unless A is read in place), weighted as a few multiply-adds per
+ * packed element. */
+static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed)
 {
     int best = 1;
     double best_cost = -1;
@@ -461,7 +521,8 @@ static int pick_tm(const kb_omp_gemm_args *g, int nthreads)
         int tn = nthreads / tm;
         double mr = (double)ceil_div(ceil_div(g->m, tm), MR) * MR;
         double nr = (double)ceil_div(ceil_div(g->n, tn), NR) * NR;
-        double cost = mr * nr + 4.0 * (nr + mr * (double)ceil_div((int64_t)nr, NC));
+        double apack = a_packed ? mr * (double)ceil_div((int64_t)nr, NC) : 0;
+        double cost = mr * nr + 4.0 * (nr + apack);
         if (best_cost < 0 || cost < best_cost) {
             best_cost = cost;
             best = tm;
@@ -497,13 +558,14 @@ void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
     }
     gemm_ctx x = { g, kb_omp_ukernel_for(g->a.dt, g->b.dt),
                    { g->c_dt, g->c, g->rs_c, g->cs_c },
-                   { g->c_dt, g->c, g->rs_c, g->cs_c } };
+                   { g->c_dt, g->c, g->rs_c, g->cs_c }, false };
+    x.a_in_place = a_in_place(g, x.uk);
     if (kb_omp_gemm_acc_elems(g->m, g->n, g->k, g->c_dt) > 0) {
         assert(ws->acc_elems >= g->m * g->n);
         x.partial = (mview){ KB_F32, ws->acc, g->n, 1 };
     }
     assert(!x.uk->to_pairs_a || ws->apairs);
-    int tm = pick_tm(g, ws->nthreads), tn = ws->nthreads / tm;
+    int tm = pick_tm(g, ws->nthreads, !x.a_in_place), tn = ws->nthreads / tm;
 #pragma omp parallel num_threads(ws->nthreads)
     {
         int t = omp_get_thread_num();

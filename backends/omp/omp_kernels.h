@@ -27,6 +27,11 @@
  *   stay well inside the 32 MiB L3.
  * MR_MAX: the most rows a micro-kernel's tile has (AMX's: 16, two of
  *   the packers' MR-row panels).
+ * A_IN_PLACE_PANELS: an f32 row-major A is read in place, not packed,
+ *   when C has at most this many NR-wide panels: each A element is then
+ *   used that few times, and packing it (a read and a write) cost as much
+ *   as a third of the multiply (a convolution's weights on a 7x7 or 14x14
+ *   image, ResNet-50's res4/res5).
  * MC must be a multiple of MR_MAX and NC of NR. */
 enum {
     KB_OMP_MR = 8,
@@ -34,7 +39,8 @@ enum {
     KB_OMP_NR = 32,
     KB_OMP_KC = 256,
     KB_OMP_MC = 192,
-    KB_OMP_NC = 2048
+    KB_OMP_NC = 2048,
+    KB_OMP_A_IN_PLACE_PANELS = 8
 };
 
 /* 16 floats: one AVX-512 register; gcc splits it on narrower ISAs.
