@@ -75,7 +75,7 @@ void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
 {
     char name[64], sub[128];
     kb_verb_name(name, sizeof name, v, parent);
-    print_synopsis(out, "usage: kbench ", name, v);
+    kb_verb_usage(out, v, parent);
     if (v->description || parent)   /* a sub-verb's summary describes it */
         print_lines(out, "", "", v->description ? v->description : v->summary);
     for (const kb_verb *const *s = v->subverbs; s && *s; s++) {

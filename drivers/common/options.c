@@ -72,19 +72,18 @@ static int parse_one(const kb_verb *v, const char *verb, void *opts, int argc,
                         "works)\n", verb, o->name, o->renamed_to);
         o = find(v, o->renamed_to, strlen(o->renamed_to));
     }
-    if (o->type == KB_OPT_FLAG && eq)
-        return fprintf(stderr, "kbench %s: --%s takes no value, got '%s'\n",
-                       verb, o->name, eq + 1), -1;
-    const char *value = o->type == KB_OPT_FLAG ? NULL
-                        : eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
-    if (o->type != KB_OPT_FLAG && !value)
+    if (o->type == KB_OPT_FLAG)
+        return eq ? fprintf(stderr, "kbench %s: --%s takes no value, got '%s'\n",
+                            verb, o->name, eq + 1), -1 : store(verb, o, opts, NULL);
+    const char *value = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+    if (!value)
         return fprintf(stderr, "kbench %s: --%s needs a value (%s)\n", verb,
                        o->name, o->metavar ? o->metavar : "see --help"), -1;
     return store(verb, o, opts, value);
 }
 
-/* Options, then positional arguments into pos; KB_EXIT_OK after --help,
- * -1 to run, else the exit code. */
+/* Options into opts, positional arguments into pos: -1 to run, else the
+ * exit code (0 after --help). */
 static int parse_args(const kb_verb *v, const char *parent, const char *verb,
                       void *opts, int argc, char **argv, char **pos, int *npos)
 {
@@ -154,8 +153,7 @@ void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent)
     snprintf(buf, len, "%s%s%s", parent ? parent : "", parent ? " " : "", v->name);
 }
 
-/* The program is the verb with both sub-verbs and a handler (its own
- * options, --version): it takes no parent name and prints kb_usage. */
+/* The program: the verb with both sub-verbs and a handler (--version). */
 int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv)
 {
     char verb[64];

@@ -1,8 +1,7 @@
 /* options.h - verbs declared as data (name, summary, option tables,
- * handler) and the one parser that fills a verb's options struct from the
- * defaults, then argv (`--k v` and `--k=v`), checking types, bounds and
- * choices.  Help and usage come from the same records (help.c).  A usage
- * error names the option and what was expected, and exits 2. */
+ * handler), the one parser that fills a verb's options from the defaults
+ * and argv (`--k v`, `--k=v`), and the help written from them (help.c).
+ * A usage error names the option and what was expected, and exits 2. */
 #ifndef KB_OPTIONS_H
 #define KB_OPTIONS_H
 
@@ -32,9 +31,8 @@ typedef struct kb_option {
     double min, max;         /* KB_OPT_INT and KB_OPT_DOUBLE bounds */
     const char *def;         /* default, parsed like a value; NULL: none */
     const char *const *choices;   /* KB_OPT_CHOICE, NULL-terminated */
-    /* KB_OPT_CUSTOM: stores the value; 0, or -1 after a message */
-    int (*parse)(void *opts, const char *value, const char *verb,
-                 const struct kb_option *o);
+    int (*parse)(void *opts, const char *value, const char *verb,   /* KB_OPT_CUSTOM: */
+                 const struct kb_option *o);  /* 0, or -1 after a message */
     const char *renamed_to;  /* an old spelling of that option */
     const char *section;     /* a heading printed before it in --help */
 } kb_option;
@@ -59,9 +57,8 @@ typedef struct kb_verb {
     for (const kb_option *const *t_ = (v)->tables; t_ && *t_; t_++)         \
         for (const kb_option *o = *t_; o->name; o++)
 
-/* Parses argv (argv[0]: the verb, or the program: a program without a
- * verb or with --help prints the usage) and runs it.  Returns its exit
- * code, 0 after --help, 2 after a usage error. */
+/* Parses argv (argv[0]: the verb) and runs it: its exit code, 0 after
+ * --help, 2 after a usage error.  The program prints its usage. */
 int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv);
 /* "run", or "io gen" for a sub-verb: a verb's name in messages and help. */
 void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent);
@@ -73,8 +70,8 @@ void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent);
 void kb_verb_help(FILE *out, const kb_verb *v, const char *parent);
 void kb_usage(FILE *out, const kb_verb *const *verbs);
 
-/* Options that mean the same in every verb, declared once: the inside of
- * a table entry, {KB_OPTION_THREADS(opts, threads)}. */
+/* Options that mean the same in every verb, declared once: the inside
+ * of a table entry, {KB_OPTION_THREADS(opts, threads)}. */
 #define KB_OPTION_THREADS(TYPE, FIELD)                                      \
     .name = "threads", .type = KB_OPT_INT, .metavar = "N",                  \
     .help = "OpenMP and library threads (default: OpenMP's)",              \
