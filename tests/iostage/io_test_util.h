@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "capture.h"
 #include "drivers/common/options.h"
 #include "drivers/commands.h"
 #include "iostage/record.h"
@@ -74,25 +75,12 @@ static inline void io_test_rmtree(const char *dir)
 static inline int io_test_run(int fd, char *buf, size_t len, int argc,
                               char **argv)
 {
-    int saved = -1;
-    FILE *cap = NULL;
-    if (buf) {
-        fflush(stdout);
-        fflush(stderr);
-        cap = tmpfile();
-        saved = dup(fd);
-        dup2(fileno(cap), fd);
-    }
+    check_capture c;
+    if (buf)
+        check_capture_begin(&c, fd);
     int rc = kb_verb_main(&kb_verb_io, NULL, argc, argv);
     if (buf) {
-        fflush(stdout);
-        fflush(stderr);
-        dup2(saved, fd);
-        close(saved);
-        rewind(cap);
-        size_t n = fread(buf, 1, len - 1, cap);
-        buf[n] = '\0';
-        fclose(cap);
+        check_capture_end(&c, buf, len);
         fputs(buf, stderr);   /* keep it in the test log */
     }
     return rc;

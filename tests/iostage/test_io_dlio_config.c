@@ -3,6 +3,7 @@
  * numbers, the checkpoint plans, overrides in DLIO's Hydra forms, unknown
  * keys, bad values, warn and error keys, and `kbench io gen` end to end. */
 #include "io_test_util.h"   /* first: it defines _GNU_SOURCE */
+#include "capture.h"
 #include "check.h"
 #include "iostage/dlio/config.h"
 #include "iostage/dlio/layout.h"
@@ -33,20 +34,12 @@ static int load(const char *yaml, kb_io_profile *p, ...)
     for (char *a; n < 16 && (a = va_arg(ap, char *));)
         ov[n++] = a;
     va_end(ap);
-    fflush(stderr);
-    FILE *cap = tmpfile();
-    int saved = dup(2);
-    dup2(fileno(cap), 2);
+    check_capture c;
+    check_capture_begin(&c, 2);
     dlio_err[0] = folder[0] = '\0';
     int rc = kb_io_dlio_config_load(yaml, ov, n, p, folder, sizeof folder,
                                     dlio_err, sizeof dlio_err);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(cap);
-    size_t got = fread(dlio_log, 1, sizeof dlio_log - 1, cap);
-    dlio_log[got] = '\0';
-    fclose(cap);
+    check_capture_end(&c, dlio_log, sizeof dlio_log);
     fprintf(stderr, "[%s rc %d] %s%s%s", yaml ? yaml : "(no yaml)", rc,
             dlio_log, dlio_err, dlio_err[0] ? "\n" : "");
     return rc;

@@ -7,11 +7,11 @@
 #include "drivers/common/exit_codes.h"
 #include "drivers/common/options.h"
 
+#include "capture.h"
 #include "check.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 typedef struct {
     int64_t reps;
@@ -68,18 +68,10 @@ static int run_line(const kb_verb *v, const char *line)
         argv[argc++] = w;
     argv[argc] = NULL;
     memset(&seen, 0, sizeof seen);
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *f = tmpfile();
-    dup2(fileno(f), 2);
+    check_capture c;
+    check_capture_begin(&c, 2);
     int rc = kb_verb_main(v, NULL, argc, argv);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(f);
-    size_t n = fread(err, 1, sizeof err - 1, f);
-    err[n] = '\0';
-    fclose(f);
+    check_capture_end(&c, err, sizeof err);
     return rc;
 }
 

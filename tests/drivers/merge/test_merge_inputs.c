@@ -7,6 +7,7 @@
 #define _GNU_SOURCE   /* mkdtemp */
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
+#include "tests/capture.h"
 #include "tests/check.h"
 
 #include <fcntl.h>
@@ -49,19 +50,10 @@ static int merge(int n, char **args, char *err, size_t len)
     char *argv[16] = {"merge"};
     for (int i = 0; i < n; i++)
         argv[i + 1] = args[i];
-    fflush(stderr);
-    int saved = dup(2), fd = open(at("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    close(fd);
+    check_capture c;
+    check_capture_begin(&c, 2);
     int rc = kb_verb_main(&kb_verb_merge, NULL, n + 1, argv);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    FILE *f = fopen(at("stderr"), "r");
-    size_t k = f ? fread(err, 1, len - 1, f) : 0;
-    if (f)
-        fclose(f);
-    err[k] = '\0';
+    check_capture_end(&c, err, len);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "drivers/commands.h"
 #include "machine/ceilings/ceilings.h"
 #include "drivers/common/options.h"
+#include "tests/capture.h"
 #include "tests/check.h"
 
 #include <libxml/HTMLparser.h>
@@ -102,21 +103,10 @@ static int report(int n, const char **args)
 /* report with stderr captured into err[len].  Returns its exit code. */
 static int report_err(int n, const char **args, char *err, size_t len)
 {
-    fflush(stderr);
-    int saved = dup(2), fd = open(at("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (saved < 0 || fd < 0)
-        return -1;
-    dup2(fd, 2);
-    close(fd);
+    check_capture c;
+    check_capture_begin(&c, 2);
     int rc = report(n, args);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    FILE *f = fopen(at("stderr"), "r");
-    size_t k = f ? fread(err, 1, len - 1, f) : 0;
-    if (f)
-        fclose(f);
-    err[k] = '\0';
+    check_capture_end(&c, err, len);
     return rc;
 }
 
