@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "drivers/common/options.h"
 #include "drivers/commands.h"
+#include "iostage/decode/decoder.h"
 #include "iostage/record.h"
 #include "iostage/stage.h"
 
@@ -85,6 +86,15 @@ static inline int io_test_run(int fd, char *buf, size_t len, int argc,
     }
     return rc;
 }
+
+/* In a sub-test of check.h: skip, saying why, in a build without
+ * libjpeg-turbo (resnet50's samples are JPEGs; iostage/decode/decoder.h). */
+#define IO_TEST_SKIP_WITHOUT_JPEG()                                         \
+    do {                                                                    \
+        if (kb_io_decode_jpeg.missing)                                      \
+            CHECK_SKIP("%s: resnet50's JPEGs cannot be made or decoded",    \
+                       kb_io_decode_jpeg.missing);                          \
+    } while (0)
 
 /* argv for kbench io: "io", then ap's arguments up to NULL; the count. */
 static inline int io_test_argv(char **argv, va_list ap)

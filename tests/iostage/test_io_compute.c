@@ -180,9 +180,7 @@ static void test_device(void)
 {
     static const char *const names[] = {"cuda", "hip"};
     char dir[600], json[700], err[4096], why[256];
-    if (kb_io_decode_jpeg.missing)
-        CHECK_SKIP("%s: resnet50's JPEGs cannot be made or decoded",
-                   kb_io_decode_jpeg.missing);
+    IO_TEST_SKIP_WITHOUT_JPEG();
     dataset("resnet50");
     snprintf(dir, sizeof dir, "%s/resnet50", root);
     for (int i = 0; i < 2; i++) {
@@ -225,9 +223,7 @@ static void test_device(void)
 static void test_pipeline_cosmoflow(void) { pipeline("cosmoflow", 2); }
 static void test_pipeline_resnet50(void)
 {
-    if (kb_io_decode_jpeg.missing)
-        CHECK_SKIP("%s: resnet50's JPEGs cannot be made or decoded",
-                   kb_io_decode_jpeg.missing);
+    IO_TEST_SKIP_WITHOUT_JPEG();
     pipeline("resnet50", 2);
 }
 

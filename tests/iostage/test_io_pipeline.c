@@ -253,9 +253,7 @@ static void test_usage(void)
 /* each profile: gen, then run (resnet50's JPEGs decode to their size) */
 static void test_resnet50(void)
 {
-    if (kb_io_decode_jpeg.missing)
-        CHECK_SKIP("%s: resnet50's JPEGs cannot be made or decoded",
-                   kb_io_decode_jpeg.missing);
+    IO_TEST_SKIP_WITHOUT_JPEG();
     one_profile("resnet50", 30);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/resnet50", root);

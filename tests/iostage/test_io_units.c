@@ -188,9 +188,7 @@ static void test_profiles(void)
  * 12 GB allocation (found by tests/fuzz). */
 static void test_jpeg_dims(void)
 {
-    if (kb_io_decode_jpeg.missing)
-        CHECK_SKIP("%s: resnet50's JPEGs cannot be made or decoded",
-                   kb_io_decode_jpeg.missing);
+    IO_TEST_SKIP_WITHOUT_JPEG();
     kb_io_profile p;
     char err[KB_IO_ERRLEN];
     uint8_t *jpg = NULL;
