@@ -57,7 +57,11 @@ static void check_fma_result(const kb_fma_kernel *k)
 {
     double v = k->run(1000, 0.5);   /* 0.75^1000: converged */
     printf("%s %s: %.6f\n", k->precision, k->kernel, v);
-    CHECK_NEAR(v, 2.0, 1e-3);
+    /* In fp16 (ulp 2^-9 just above 2) x = round(0.75x + 0.5) has fixed
+     * points up to two ulps either side of 2, and each chain stops at
+     * one of them: the compiler's kernel gave 2.0021 (Emerald Rapids).
+     * The tolerance is relative, to 2: 2^-8 is four ulps. */
+    CHECK_NEAR(v, 2.0, strcmp(k->precision, "fp16") == 0 ? 0x1p-8 : 1e-3);
 }
 static double pair_dots_per_step(const kb_fma_kernel *k)
 {
