@@ -1,14 +1,12 @@
-/* cli.c - kbench's front door: the program as a verb whose sub-verbs are
- * the verbs (verbs.def less those this build left out: verbs_built.def,
- * written by drivers/CMakeLists.txt) and whose own option is --version. */
+/* cli.c - the program as a verb whose option is --version and whose sub-verbs
+ * are the verbs this build has (verbs_built.def, from drivers/CMakeLists.txt). */
 #include "drivers/commands.h"
 #include "drivers/common/options.h"
 
 #include "buildinfo.h"
 
 static const kb_option version_option[] = {
-    {.name = "version", .type = KB_OPT_FLAG, .offset = 0,
-     .help = "kbench's version, commit, compiler and build type"},
+    {.name = "version", .type = KB_OPT_FLAG, .help = "version, commit, compiler, build type"},
     {0},
 };
 

@@ -1,5 +1,4 @@
-/* help.c - `kbench --help` and `kbench VERB --help`,
- * generated from the verb records that the parser reads. */
+/* help.c - `kbench --help` and `kbench VERB --help`, from the verb records. */
 #include "drivers/common/options.h"
 
 #include "drivers/common/exit_codes.h"
@@ -19,12 +18,13 @@ static void print_lines(FILE *out, const char *first, const char *rest,
     }
 }
 
-/* The first synopsis line after lead ("...kbench ") and name; a line that
- * starts with a space continues the one before, any other is a form of
- * its own, under "kbench" of the first. */
-static void print_synopsis(FILE *out, const char *lead, const char *name,
-                           const kb_verb *v)
+/* The first synopsis line after lead ("...kbench ") and v's name; a line
+ * starting with a space continues the one before, any other is a form. */
+static void print_synopsis(FILE *out, const char *lead, const kb_verb *v,
+                           const char *parent)
 {
+    char name[64];
+    kb_verb_name(name, sizeof name, v, parent);
     const char *text = v->synopsis ? v->synopsis : "";
     int indent = (int)strlen(lead);
     do {
@@ -66,22 +66,19 @@ static void print_option(FILE *out, const kb_option *o)
 
 void kb_verb_usage(FILE *out, const kb_verb *v, const char *parent)
 {
-    char name[64];
-    kb_verb_name(name, sizeof name, v, parent);
-    print_synopsis(out, "usage: kbench ", name, v);
+    print_synopsis(out, "usage: kbench ", v, parent);
 }
 
 void kb_verb_help(FILE *out, const kb_verb *v, const char *parent)
 {
-    char name[64], sub[128];
+    char name[64];
     kb_verb_name(name, sizeof name, v, parent);
     kb_verb_usage(out, v, parent);
     if (v->description || parent)   /* a sub-verb's summary describes it */
         print_lines(out, "", "", v->description ? v->description : v->summary);
     for (const kb_verb *const *s = v->subverbs; s && *s; s++) {
-        snprintf(sub, sizeof sub, "%s %s", name, (*s)->name);
         fputc('\n', out);
-        print_synopsis(out, "  kbench ", sub, *s);
+        print_synopsis(out, "  kbench ", *s, name);
         print_lines(out, "    ", "    ", (*s)->summary);
     }
     if (v->subverbs)
@@ -106,7 +103,7 @@ void kb_usage(FILE *out, const kb_verb *const *verbs)
         fprintf(out, "  %-8s %s\n", (*v)->name, (*v)->summary);
     fputc('\n', out);
     for (const kb_verb *const *v = verbs; *v; v++)
-        print_synopsis(out, "  kbench ", (*v)->name, *v);
+        print_synopsis(out, "  kbench ", *v, NULL);
     fputs("\n`kbench VERB --help` describes a verb's options.\n\n", out);
     kb_print_exit_codes(out);
 }

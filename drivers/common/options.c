@@ -1,5 +1,5 @@
-/* options.c - the one option parser: defaults, `--k v` and `--k=v`,
- * typed and bounded values, positional arguments, sub-verbs. */
+/* options.c - the one option parser: defaults, `--k v` and `--k=v`, typed
+ * and bounded values, positional arguments, sub-verbs. */
 #include "drivers/common/options.h"
 
 #include "drivers/common/exit_codes.h"
@@ -56,8 +56,7 @@ static const kb_option *find(const kb_verb *v, const char *name, size_t len)
     return NULL;
 }
 
-/* One "--name[=value]" at argv[*i] into opts, taking the next argument as
- * its value where it needs one.  Returns 0, or -1 (printed). */
+/* "--name=value" or "--name value" at argv[*i] into opts: 0, or -1 (printed). */
 static int parse_one(const kb_verb *v, const char *verb, void *opts, int argc,
                      char **argv, int *i)
 {
@@ -82,8 +81,7 @@ static int parse_one(const kb_verb *v, const char *verb, void *opts, int argc,
     return store(verb, o, opts, value);
 }
 
-/* Options into opts, positional arguments into pos: -1 to run, else the
- * exit code (0 after --help). */
+/* Options into opts, the rest into pos: -1 to run, else the exit code. */
 static int parse_args(const kb_verb *v, const char *parent, const char *verb,
                       void *opts, int argc, char **argv, char **pos, int *npos)
 {
@@ -120,18 +118,17 @@ static int run_parsed(const kb_verb *v, const char *parent, const char *verb,
     void *opts = calloc(1, v->opts_size ? v->opts_size : 1);
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
     int npos = 0, rc = KB_EXIT_USAGE;
-    if (!opts || !pos) {
+    if (!opts || !pos)
         fprintf(stderr, "kbench %s: out of memory\n", verb);
-    } else {
+    else {
         if (v->init)
             v->init(opts);
-        rc = parse_args(v, parent, verb, opts, argc, argv, pos, &npos);
-        if (rc < 0)
+        if ((rc = parse_args(v, parent, verb, opts, argc, argv, pos, &npos)) < 0)
             rc = v->run(opts, npos, pos);
         if (v->fini)
             v->fini(opts);
-        KB_FOR_EACH_OPTION(v, o)
-            if (o->type == KB_OPT_LIST && !o->renamed_to)
+        KB_FOR_EACH_OPTION(v, o)   /* a renamed entry is typed KB_OPT_FLAG */
+            if (o->type == KB_OPT_LIST)
                 free(((kb_strlist *)((char *)opts + o->offset))->v);
     }
     free(opts);
@@ -142,11 +139,7 @@ static int run_parsed(const kb_verb *v, const char *parent, const char *verb,
 static int cmd_argc;
 static char **cmd_argv;
 
-void kb_verb_command_line(int *argc, char ***argv)
-{
-    *argc = cmd_argc;
-    *argv = cmd_argv;
-}
+void kb_verb_command_line(int *argc, char ***argv) { *argc = cmd_argc, *argv = cmd_argv; }
 
 void kb_verb_name(char *buf, size_t len, const kb_verb *v, const char *parent)
 {
@@ -166,10 +159,9 @@ int kb_verb_main(const kb_verb *v, const char *parent, int argc, char **argv)
     const char *first = argc > 1 ? argv[1] : NULL;
     if (program && (!first || is_help(first)))
         return kb_usage(stdout, v->subverbs), KB_EXIT_OK;
-    if (!first || is_help(first)) {
-        kb_verb_help(first ? stdout : stderr, v, parent);
-        return first ? KB_EXIT_OK : KB_EXIT_USAGE;
-    }
+    if (!first || is_help(first))
+        return kb_verb_help(first ? stdout : stderr, v, parent),
+               first ? KB_EXIT_OK : KB_EXIT_USAGE;
     if (program && !strncmp(first, "--", 2) && find(v, first + 2, strlen(first + 2)))
         return run_parsed(v, NULL, verb, argc, argv);
     for (const kb_verb *const *s = v->subverbs; *s; s++)

@@ -52,9 +52,9 @@ static int parse_backends(void *opts, const char *v, const char *verb,
 }
 
 static const kb_option compare_options[] = {
-    {KB_OPTION_JSON(options, json, "the figures (results/SCHEMA.md)")},
-    {KB_OPTION_MD(options, md, "the Markdown, also printed on stdout")},
-    {KB_OPTION_SVG(options, svg, "the ratios with their intervals")},
+    {KB_OPTION_OUTPUT(json, options, json, "the figures (results/SCHEMA.md)")},
+    {KB_OPTION_OUTPUT(md, options, md, "the Markdown, also printed on stdout")},
+    {KB_OPTION_OUTPUT(svg, options, svg, "the ratios with their intervals")},
     {.name = "backends", .type = KB_OPT_CUSTOM, .parse = parse_backends,
      .metavar = "X,Y", .help = "compare two backends within one result file"},
     {.name = "fail-if-slower", .type = KB_OPT_DOUBLE, .metavar = "PCT",

@@ -65,7 +65,7 @@ static const kb_option detect_options[] = {
 };
 
 static const kb_option changes_options[] = {
-    {KB_OPTION_JSON(kb_history_opts, json, "the change points as a JSON array")},
+    {KB_OPTION_OUTPUT(json, kb_history_opts, json, "the change points as a JSON array")},
     {.name = "fail-on", .type = KB_OPT_CHOICE, .choices = fail_choices,
      .def = "none", .offset = O(fail_on),
      .help = "exit 1 when a regression (or any change) is found"},

@@ -117,7 +117,7 @@ static const kb_option io_options[] = {
      .help = "data and shuffle seed (default: the profile's)"},
     {KB_OPTION_THREADS(kb_io_request, threads)},
     INT("epochs", "E", run.epochs, 1, 1000000, "run: epochs"),
-    {KB_OPTION_JSON(kb_io_request, run.json, "one record an epoch or checkpoint")},
+    {KB_OPTION_OUTPUT(json, kb_io_request, run.json, "one record an epoch or checkpoint")},
     {.name = "engine", .type = KB_OPT_STRING, .metavar = "E", .def = "pread",
      .offset = O(engine), .help = "pread, io_uring or mmap"},
     FLAG("direct", run.direct,
@@ -193,7 +193,7 @@ typedef struct {
 } merge_opts;
 
 static const kb_option merge_options[] = {
-    {KB_OPTION_JSON(merge_opts, json, "one io_merge record an epoch")},
+    {KB_OPTION_OUTPUT(json, merge_opts, json, "one io_merge record an epoch")},
     {0},
 };
 

@@ -23,10 +23,10 @@ typedef struct {
 } options;
 
 static const kb_option merge_options[] = {
-    {KB_OPTION_MD(options, md, "the table (default: stdout)")},
+    {KB_OPTION_OUTPUT(md, options, md, "the table (default: stdout)")},
     {KB_OPTION_RENAMED("out", "md")},
-    {KB_OPTION_SVG(options, svg, "a strip per case, a dot per node")},
-    {KB_OPTION_JSON(options, json, "the table and flags (results/SCHEMA.md)")},
+    {KB_OPTION_OUTPUT(svg, options, svg, "a strip per case, a dot per node")},
+    {KB_OPTION_OUTPUT(json, options, json, "the table and flags (results/SCHEMA.md)")},
     /* Z must be above 0 (at 0 every node is an outlier), and the parser's
      * bounds are inclusive: the least value that still means something. */
     {.name = "z", .type = KB_OPT_DOUBLE, .metavar = "Z",

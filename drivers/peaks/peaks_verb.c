@@ -384,7 +384,7 @@ static int peaks_main(void *opts, int argc, char **argv)
 }
 
 static const kb_option peaks_options[] = {
-    {KB_OPTION_JSON(peaks_opts, out, "write the ceilings as JSON to FILE")},
+    {KB_OPTION_OUTPUT(json, peaks_opts, out, "write the ceilings as JSON to FILE")},
     {KB_OPTION_RENAMED("out", "json")},
     {KB_OPTION_THREADS(peaks_opts, threads)},
     {.name = "quick", .type = KB_OPT_FLAG, .offset = offsetof(peaks_opts, quick),

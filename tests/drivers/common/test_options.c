@@ -40,7 +40,7 @@ static const kb_option options[] = {
      .offset = offsetof(test_opts, reps), .min = 1, .max = 100, .def = "5"},
     {.name = "z", .type = KB_OPT_DOUBLE, .metavar = "Z", .help = "z",
      .offset = offsetof(test_opts, z), .min = 0.5, .max = HUGE_VAL},
-    {KB_OPTION_JSON(test_opts, json, "the results")},
+    {KB_OPTION_OUTPUT(json, test_opts, json, "the results")},
     {.name = "mode", .type = KB_OPT_CHOICE, .help = "mode", .choices = modes,
      .offset = offsetof(test_opts, mode)},
     {.name = "tag", .type = KB_OPT_LIST, .metavar = "T", .help = "tag",
