@@ -31,7 +31,10 @@ kb_omp_f32_8x32_strided_body(int64_t kc, const float *restrict a,
         kb_v16sf b1 = *(const kb_v16sf *)(b + 16);
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
-            kb_v16sf ai = (kb_v16sf){0} + a[i * a_rs];   /* broadcast */
+            /* a broadcast; `(kb_v16sf){0} + x` would be an add (0 + -0
+             * is +0) on the FMA ports, a third of the kernel's uops */
+            float x = a[i * a_rs];
+            kb_v16sf ai = {x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
             c[i][0] += ai * b0;
             c[i][1] += ai * b1;
         }
