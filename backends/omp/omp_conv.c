@@ -153,49 +153,76 @@ copy_run(kb_dtype DT, const conv_geom *q, int64_t row, int64_t ix0,
         dst[j] = 0.0f;
 }
 
+/* A run of one output row's pixels that lands in one B panel: row (oz,
+ * oy), columns ox0 .. ox0+n, at element offset dst of tap 0's row in the
+ * panels.  The runs depend only on the columns, so the packer works them
+ * out once per call, not once per tap (of which a 3x3 layer has thousands
+ * a block), PIECE_CHUNK at a time on the stack. */
+typedef struct {
+    int64_t oz, oy, ox0, n, dst;
+} col_piece;
+enum { PIECE_CHUNK = 256 };
+
+/* The next pieces of the block's columns [*col, cols) (pixel *p is
+ * column *col), at most PIECE_CHUNK; advances *col and *p past them. */
+static int pieces_of(const conv_geom *q, int64_t rows, int64_t cols,
+                     int64_t *col, pixel_pos *p, col_piece *out)
+{
+    int n = 0;
+    while (*col < cols && n < PIECE_CHUNK) {
+        int64_t len = min64(min64(cols - *col, q->ow - p->ox), NR - *col % NR);
+        out[n++] = (col_piece){p->oz, p->oy, p->ox, len,
+                               *col / NR * rows * NR + *col % NR};
+        *col += len;
+        pixel_advance(q, p, len);
+    }
+    return n;
+}
+
+/* ceil(a / b), without the division in the common stride-1 case. */
+static int64_t div_up(int64_t a, int64_t b) { return b == 1 ? a : ceil_div(a, b); }
+
 /* B packer for NCX: rows are taps (NCX order), columns output pixels;
- * panel j holds rows x NR floats, tap-major.  For each tap it walks the
- * columns an output row segment at a time (bounds worked out once per
- * segment, not per panel) and cuts the segment at the panel edges. */
+ * panel j holds rows x NR floats, tap-major.  For each tap it copies the
+ * pieces (above), each a stretch of one input row, zero where the window
+ * hangs over the padding. */
 static inline __attribute__((always_inline)) void
 pack_b_ncx_body(kb_dtype DT, const conv_geom *q, int64_t r0, int64_t c0,
                 int64_t rows, int64_t cols, float *buf)
 {
     conv_tap taps[TAP_CHUNK];
-    int64_t padded = (cols + NR - 1) / NR * NR;
-    for (int64_t k0 = 0; k0 < rows; k0 += TAP_CHUNK) {
-        int64_t kn = min64(TAP_CHUNK, rows - k0);
-        taps_ncx(q, r0 + k0, kn, taps);
-        for (int64_t k = 0; k < kn; k++) {
-            const conv_tap *t = &taps[k];
-            int64_t chan = t->c * q->c_stride;
-            float *bk = buf + (k0 + k) * NR;    /* tap k's row in panel 0 */
-            pixel_pos p = pixel_of(q, c0);
-            for (int64_t col = 0; col < cols;) {
-                int64_t seg = min64(cols - col, q->ow - p.ox);
-                int64_t iz = p.oz * q->sd - q->pd + t->kz * q->dd;
-                int64_t iy = p.oy * q->sh - q->ph + t->ky * q->dh;
-                int64_t ix0 = p.ox * q->sw - q->pw + t->kx * q->dw;
-                int64_t row = -1, lo = 0, hi = 0;
-                if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih) {
-                    row = chan + (iz * q->ih + iy) * q->iw * q->px_stride;
-                    /* i is valid when 0 <= ix0 + i*sw < iw */
-                    lo = ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw);
-                    hi = ix0 < q->iw ? ceil_div(q->iw - ix0, q->sw) : 0;
+    col_piece pcs[PIECE_CHUNK];
+    pixel_pos p = pixel_of(q, c0);
+    for (int64_t col = 0; col < cols;) {
+        int np = pieces_of(q, rows, cols, &col, &p, pcs);
+        for (int64_t k0 = 0; k0 < rows; k0 += TAP_CHUNK) {
+            int64_t kn = min64(TAP_CHUNK, rows - k0);
+            taps_ncx(q, r0 + k0, kn, taps);
+            for (int64_t k = 0; k < kn; k++) {
+                const conv_tap *t = &taps[k];
+                int64_t chan = t->c * q->c_stride;
+                int64_t dz = t->kz * q->dd - q->pd, dy = t->ky * q->dh - q->ph;
+                int64_t dx = t->kx * q->dw - q->pw;
+                float *bk = buf + (k0 + k) * NR;    /* tap k's row in panel 0 */
+                for (int i = 0; i < np; i++) {
+                    const col_piece *c = &pcs[i];
+                    int64_t iz = c->oz * q->sd + dz, iy = c->oy * q->sh + dy;
+                    int64_t ix0 = c->ox0 * q->sw + dx;
+                    int64_t row = -1, lo = 0, hi = 0;
+                    if (iz >= 0 && iz < q->id && iy >= 0 && iy < q->ih) {
+                        row = chan + (iz * q->ih + iy) * q->iw * q->px_stride;
+                        /* i is valid when 0 <= ix0 + i*sw < iw */
+                        lo = ix0 >= 0 ? 0 : div_up(-ix0, q->sw);
+                        hi = ix0 < q->iw ? div_up(q->iw - ix0, q->sw) : 0;
+                    }
+                    copy_run(DT, q, row, ix0, lo, hi, 0, c->n, bk + c->dst);
                 }
-                for (int64_t i = 0; i < seg;) {
-                    int64_t cc = col + i, n = min64(seg - i, NR - cc % NR);
-                    copy_run(DT, q, row, ix0, lo, hi, i, n,
-                             bk + cc / NR * rows * NR + cc % NR);
-                    i += n;
-                }
-                col += seg;
-                pixel_advance(q, &p, seg);
             }
-            for (int64_t cc = cols; cc < padded; cc++)
-                bk[cc / NR * rows * NR + cc % NR] = 0.0f;
         }
     }
+    for (int64_t cc = cols; cc % NR; cc++)     /* the last panel's padding */
+        for (int64_t k = 0; k < rows; k++)
+            buf[cc / NR * rows * NR + k * NR + cc % NR] = 0.0f;
 }
 
 static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
