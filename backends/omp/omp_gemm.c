@@ -531,22 +531,37 @@ static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed)
     return best;
 }
 
-/* Threads split C's columns; each works through SMALL_W-wide blocks with
- * its A buffer (MC x KC floats >= MR x SMALL_W) as the accumulators. */
+/* Multiply-adds below which a thread is not worth waking: starting and
+ * joining a team costs about a microsecond, as much as this many on one
+ * core (CosmoFlow's `out`, 256 of them, took 1.1 us on two threads and
+ * 0.6 us on one, Emerald Rapids). */
+enum { SMALL_MACS_PER_THREAD = 1 << 15 };
+
+/* Thread t of nt: C's columns split in 16s, SMALL_W-wide blocks at a
+ * time with its A buffer (MC x KC floats >= MR x SMALL_W) as the
+ * accumulators. */
+static void small_m_part(const kb_omp_gemm_args *g, const kb_omp_workspace *ws,
+                         small_m_fn kernel, int t, int nt)
+{
+    int64_t n0, n1;
+    split(g->n, 16, nt, t, &n0, &n1);
+    for (int64_t j0 = n0; j0 < n1; j0 += SMALL_W) {
+        int64_t w = min64(SMALL_W, n1 - j0);
+        kernel(g, j0, w, ws->abuf[t]);
+        small_m_store(g, j0, w, ws->abuf[t]);
+    }
+}
+
 static void small_m(const kb_omp_gemm_args *g, const kb_omp_workspace *ws,
                     small_m_fn kernel)
 {
-#pragma omp parallel num_threads(ws->nthreads)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        int64_t n0, n1;
-        split(g->n, 16, nt, t, &n0, &n1);
-        for (int64_t j0 = n0; j0 < n1; j0 += SMALL_W) {
-            int64_t w = min64(SMALL_W, n1 - j0);
-            kernel(g, j0, w, ws->abuf[t]);
-            small_m_store(g, j0, w, ws->abuf[t]);
-        }
+    int64_t macs = g->m * g->n * g->k;
+    if (ws->nthreads == 1 || macs < 2 * SMALL_MACS_PER_THREAD) {
+        small_m_part(g, ws, kernel, 0, 1);
+        return;
     }
+#pragma omp parallel num_threads(ws->nthreads)
+    small_m_part(g, ws, kernel, omp_get_thread_num(), omp_get_num_threads());
 }
 
 void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
