@@ -6,6 +6,8 @@
  *   kb_omp_gemm     one thread's rectangle of C (threads tile C in 2D)
  *   loop_jc         NC-wide column blocks of the rectangle
  *   loop_pc         KC-deep slices of K; packs the KC x NC block of B
+ *                   (loop_shared_b does both when the threads of a grid
+ *                   column pack one B together)
  *   loop_ic         MC-high row blocks; packs the MC x KC block of A
  *                   (or reads it in place: a_in_place)
  *   macro_kernel    NR x MR micro-tiles of the block
@@ -25,6 +27,7 @@ enum { MR = KB_OMP_MR, NR = KB_OMP_NR, KC = KB_OMP_KC, MC = KB_OMP_MC,
        NC = KB_OMP_NC, NV = NR / 16, A_IN_PLACE_PANELS = KB_OMP_A_IN_PLACE_PANELS };
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* ---- packers for strided matrices ----
@@ -361,9 +364,24 @@ static void loop_ic(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t pc,
     }
 }
 
-/* The first KC slice applies beta and the bias; later slices add to the
- * partial sums the earlier ones left; the last writes C.  k == 0 still
- * runs one (empty) slice, so C = beta*C. */
+/* How the KC slice from pc writes: the first applies beta and the bias;
+ * later slices add to the partial sums the earlier ones left; the last
+ * writes C. */
+static tile_update slice_update(const gemm_ctx *x, int64_t pc, int64_t kc)
+{
+    const kb_omp_gemm_args *g = x->g;
+    bool last = pc + kc >= g->k;
+    tile_update u = { g->alpha, g->beta, x->c, last ? x->c : x->partial,
+                      g->bias, g->c_dt, g->bias_rs, g->bias_cs };
+    if (pc > 0) {
+        u.beta = 1.0f;
+        u.in = x->partial;
+        u.bias = NULL;
+    }
+    return u;
+}
+
+/* k == 0 still runs one (empty) slice, so C = beta*C. */
 static void loop_pc(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t jc,
                     int64_t nc, const thread_bufs *tb)
 {
@@ -371,14 +389,7 @@ static void loop_pc(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t jc,
     int64_t pc = 0;
     do {
         int64_t kc = min64(KC, g->k - pc);
-        bool last = pc + kc >= g->k;
-        tile_update u = { g->alpha, g->beta, x->c, last ? x->c : x->partial,
-                          g->bias, g->c_dt, g->bias_rs, g->bias_cs };
-        if (pc > 0) {
-            u.beta = 1.0f;
-            u.in = x->partial;
-            u.bias = NULL;
-        }
+        tile_update u = slice_update(x, pc, kc);
         const void *pb = tb->b;
         g->b.pack(&g->b, pc, jc, kc, nc, tb->b);
         if (x->uk->to_pairs_b) {
@@ -507,11 +518,12 @@ static void split(int64_t n, int64_t unit, int parts, int p, int64_t *lo,
 }
 
 /* Threads form a tm x tn grid over C.  Choose the factorisation with the
- * least work for the busiest thread: its tile-rounded rectangle, plus the
- * packing each thread repeats (its B columns once, its A rows once per NC
- * block unless A is read in place), weighted as a few multiply-adds per
- * packed element. */
-static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed)
+ * least work for the busiest thread: its tile-rounded rectangle, plus its
+ * packing (its B columns, a tm-th of them when the tm threads of a column
+ * share the packed B, and its A rows once per NC block unless A is read
+ * in place), weighted as a few multiply-adds per packed element. */
+static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed,
+                   bool b_shared)
 {
     int best = 1;
     double best_cost = -1;
@@ -522,13 +534,50 @@ static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed)
         double mr = (double)ceil_div(ceil_div(g->m, tm), MR) * MR;
         double nr = (double)ceil_div(ceil_div(g->n, tn), NR) * NR;
         double apack = a_packed ? mr * (double)ceil_div((int64_t)nr, NC) : 0;
-        double cost = mr * nr + 4.0 * (nr + apack);
+        double cost = mr * nr + 4.0 * (nr / (b_shared ? tm : 1) + apack);
         if (best_cost < 0 || cost < best_cost) {
             best_cost = cost;
             best = tm;
         }
     }
     return best;
+}
+
+/* Thread t's rectangle of the tm x tn grid, with B shared by the tm
+ * threads of its grid column: per KC x NC block, each packs a tm-th of
+ * the panels into the column's buffer (that of thread rn), and all of
+ * them compute once every part is there.  Every thread of the team
+ * passes the same barriers: all run the steps of the widest column, an
+ * empty rectangle included. */
+static void loop_shared_b(const gemm_ctx *x, const kb_omp_workspace *ws,
+                          int tm, int tn, int t)
+{
+    const kb_omp_gemm_args *g = x->g;
+    int rm = t / tn, rn = t % tn;
+    int64_t m0, m1, n0, n1, w0, w1;
+    split(g->m, MR, tm, rm, &m0, &m1);
+    split(g->n, NR, tn, rn, &n0, &n1);
+    split(g->n, NR, tn, 0, &w0, &w1);          /* the widest column */
+    float *pb = ws->bbuf[rn];
+    thread_bufs tb = { ws->abuf[t], NULL, NULL, NULL };
+    for (int64_t jc = n0; jc < n0 + max64(1, w1 - w0); jc += NC) {
+        int64_t nc = min64(NC, n1 - jc), pc = 0;
+        do {
+            int64_t kc = min64(KC, g->k - pc), p0 = 0, p1 = 0;
+            if (nc > 0)
+                split(ceil_div(nc, NR), 1, tm, rm, &p0, &p1);
+#pragma omp barrier   /* the last block's users are done with the buffer */
+            if (p0 < p1)
+                g->b.pack(&g->b, pc, jc + p0 * NR, kc,
+                          min64(nc, p1 * NR) - p0 * NR, pb + p0 * kc * NR);
+#pragma omp barrier   /* every part of this block is packed */
+            if (nc > 0 && m0 < m1) {
+                tile_update u = slice_update(x, pc, kc);
+                loop_ic(x, m0, m1, pc, kc, jc, nc, pb, &tb, &u);
+            }
+            pc += kc;
+        } while (pc < g->k);
+    }
 }
 
 /* Multiply-adds below which a thread is not worth waking: starting and
@@ -580,7 +629,13 @@ void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
         x.partial = (mview){ KB_F32, ws->acc, g->n, 1 };
     }
     assert(!x.uk->to_pairs_a || ws->apairs);
-    int tm = pick_tm(g, ws->nthreads, !x.a_in_place), tn = ws->nthreads / tm;
+    /* The threads of a grid column pack B together (loop_shared_b): each
+     * packing it whole would repeat the im2col gather, a convolution's
+     * costliest part after the micro-kernel, tm times.  The pair formats
+     * (bf16) convert whole blocks, so they keep a B per thread. */
+    bool shareable = !x.uk->to_pairs_b;
+    int tm = pick_tm(g, ws->nthreads, !x.a_in_place, shareable);
+    int tn = ws->nthreads / tm;
 #pragma omp parallel num_threads(ws->nthreads)
     {
         int t = omp_get_thread_num();
@@ -592,13 +647,16 @@ void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
         int nt = omp_get_num_threads();
         if (x.uk->thread_begin)
             x.uk->thread_begin();
-        for (int r = t; r < ws->nthreads; r += nt) {
-            int64_t m0, m1, n0, n1;
-            split(g->m, MR, tm, r / tn, &m0, &m1);
-            split(g->n, NR, tn, r % tn, &n0, &n1);
-            if (m0 < m1 && n0 < n1)
-                loop_jc(&x, m0, m1, n0, n1, &tb);
-        }
+        if (tm > 1 && shareable && nt == ws->nthreads)
+            loop_shared_b(&x, ws, tm, tn, t);
+        else
+            for (int r = t; r < ws->nthreads; r += nt) {
+                int64_t m0, m1, n0, n1;
+                split(g->m, MR, tm, r / tn, &m0, &m1);
+                split(g->n, NR, tn, r % tn, &n0, &n1);
+                if (m0 < m1 && n0 < n1)
+                    loop_jc(&x, m0, m1, n0, n1, &tb);
+            }
         if (x.uk->thread_end)
             x.uk->thread_end();
     }
