@@ -120,15 +120,15 @@ static bwd_sizes sizes_of(const kb_problem *p, int nthreads)
     }
     case KB_OMP_BWD_DATA_COL2IM:
         s.ws = true;
-        s.need = (kb_omp_ws_need){ q.nxc ? p->dt.dst : p->dt.wei,
-                                   q.nxc ? p->dt.wei : p->dt.dst, 0 };
+        s.need = (kb_omp_ws_need){ .a_dt = q.nxc ? p->dt.dst : p->dt.wei,
+                                   .b_dt = q.nxc ? p->dt.wei : p->dt.dst };
         s.wei = q.nxc ? wei * wsize : 0;
         s.scratch = q.ic * q.taps * q.out_px * kb_omp_bwd_col_images(&q);
         s.rows = rows;
         break;
     case KB_OMP_BWD_WEI_GEMM:
         s.ws = true;
-        s.need = (kb_omp_ws_need){ p->dt.src, p->dt.dst, 0 };
+        s.need = (kb_omp_ws_need){ .a_dt = p->dt.src, .b_dt = p->dt.dst };
         s.scratch = wei;
         break;
     case KB_OMP_BWD_DATA_DW_NXC:

@@ -687,7 +687,7 @@ static size_t thread_bytes(const kb_omp_ws_need *need)
 size_t kb_omp_workspace_bytes_for(int nthreads, const kb_omp_ws_need *need)
 {
     return (size_t)nthreads * thread_bytes(need) +
-           (size_t)need->acc_elems * sizeof(float);
+           (size_t)need->acc_elems * sizeof(float) + need->scratch_bytes;
 }
 
 /* 64-byte aligned; aligned_alloc wants a multiple of 64 bytes. */
@@ -730,6 +730,12 @@ int kb_omp_workspace_init_for(kb_omp_workspace *ws, int nthreads,
             goto err;
         ws->acc_elems = need->acc_elems;
     }
+    if (need->scratch_bytes > 0) {
+        ws->scratch = alloc64(need->scratch_bytes);
+        if (!ws->scratch)
+            goto err;
+        ws->scratch_bytes = need->scratch_bytes;
+    }
     return 0;
 err:
     kb_omp_workspace_free(ws);
@@ -752,6 +758,7 @@ void kb_omp_workspace_free(kb_omp_workspace *ws)
         free(pairs[i]);
     }
     free(ws->acc);
+    free(ws->scratch);
     *ws = (kb_omp_workspace){0};
 }
 
@@ -779,7 +786,7 @@ void kb_omp_gemm_problem(const kb_problem *p, const kb_tensors *t,
 kb_omp_ws_need kb_omp_gemm_problem_need(const kb_problem *p)
 {
     const kb_gemm_desc *d = &p->gemm;
-    return (kb_omp_ws_need){ p->dt.src, p->dt.wei,
-                             kb_omp_gemm_acc_elems(d->m, d->n, d->k,
-                                                   p->dt.dst) };
+    return (kb_omp_ws_need){ .a_dt = p->dt.src, .b_dt = p->dt.wei,
+                             .acc_elems = kb_omp_gemm_acc_elems(d->m, d->n, d->k,
+                                                                p->dt.dst) };
 }

@@ -265,6 +265,8 @@ typedef struct {
     uint32_t **bpairs;         /* to_pairs_b's */
     float *acc;                /* acc_elems floats, or NULL */
     int64_t acc_elems;
+    void *scratch;             /* scratch_bytes for the caller, or NULL */
+    size_t scratch_bytes;
 } kb_omp_workspace;
 
 /* What one plan's GEMMs need beyond the f32 panels: pair panels when
@@ -273,6 +275,7 @@ typedef struct {
 typedef struct {
     kb_dtype a_dt, b_dt;
     int64_t acc_elems;
+    size_t scratch_bytes;      /* the caller's own (a convolution's copies) */
 } kb_omp_ws_need;
 
 /* f32 partial sums a GEMM of m x n x k with C stored as c_dt needs: m*n
