@@ -422,21 +422,68 @@ enum { SMALL_W = 1024 };
 _Static_assert((MR - 1) * SMALL_W <= MC * KC,
                "a thread's A buffer holds the small-M accumulators");
 
-/* C[:, j0 .. j0+w) for row-major B (cs == 1): for each k, its B row
- * segment updates every row of the block.  acc holds M x w floats. */
+/* Columns of C [j, j+SMALL_COLS) for row-major B (cs == 1), the M rows'
+ * accumulators in registers while B's rows stream past, into acc (M x w,
+ * from column j).  M is a constant in each copy (small_m_rows). */
+enum { SMALL_COLS = 64, SMALL_NV = SMALL_COLS / 16 };
+
+static inline __attribute__((always_inline)) void
+small_m_rows_block(int M, const kb_omp_gemm_args *g, int64_t j0, int64_t j,
+                   int64_t w, float *acc)
+{
+    const kb_omp_operand *a = &g->a, *b = &g->b;
+    kb_v16sf c[MR][SMALL_NV] = {{{0}}};   /* indexed by constants only */
+    for (int64_t k = 0; k < g->k; k++) {
+        const float *brow = (const float *)b->base + k * b->rs + j0 + j;
+        kb_v16sf bv[SMALL_NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < SMALL_NV; v++)
+            memcpy(&bv[v], brow + 16 * v, sizeof bv[v]);
+#pragma GCC unroll 8
+        for (int i = 0; i < M; i++) {
+            float x = ((const float *)a->base)[i * a->rs + k * a->cs];
+            kb_v16sf ai = {x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
+#pragma GCC unroll 4
+            for (int v = 0; v < SMALL_NV; v++)
+                c[i][v] += ai * bv[v];
+        }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < M; i++)
+#pragma GCC unroll 4
+        for (int v = 0; v < SMALL_NV; v++)
+            memcpy(acc + i * w + j + 16 * v, &c[i][v], sizeof c[i][v]);
+}
+
+/* C[:, j0 .. j0+w) for row-major B (cs == 1): SMALL_COLS-wide blocks in
+ * registers, then the last columns with each k's B row segment updating
+ * every row in acc (M x w floats). */
 static void small_m_rows(const kb_omp_gemm_args *g, int64_t j0, int64_t w,
                          float *acc)
 {
     const kb_omp_operand *a = &g->a, *b = &g->b;
-    memset(acc, 0, (size_t)(g->m * w) * sizeof(float));
-    for (int64_t k = 0; k < g->k; k++) {
+    int64_t j = 0;
+    for (; j + SMALL_COLS <= w; j += SMALL_COLS)
+        switch (g->m) {   /* small_m_kernel: M < MR (M == 0: nothing) */
+        case 1: small_m_rows_block(1, g, j0, j, w, acc); break;
+        case 2: small_m_rows_block(2, g, j0, j, w, acc); break;
+        case 3: small_m_rows_block(3, g, j0, j, w, acc); break;
+        case 4: small_m_rows_block(4, g, j0, j, w, acc); break;
+        case 5: small_m_rows_block(5, g, j0, j, w, acc); break;
+        case 6: small_m_rows_block(6, g, j0, j, w, acc); break;
+        case 7: small_m_rows_block(7, g, j0, j, w, acc); break;
+        }
+    _Static_assert(MR == 8, "small_m_rows has a case for each M below MR");
+    for (int64_t i = 0; i < g->m; i++)
+        memset(acc + i * w + j, 0, (size_t)(w - j) * sizeof(float));
+    for (int64_t k = 0; k < g->k && j < w; k++) {
         const float *brow = (const float *)b->base + k * b->rs + j0;
         for (int64_t i = 0; i < g->m; i++) {
             float aik = ((const float *)a->base)[i * a->rs + k * a->cs];
             float *ci = acc + i * w;
 #pragma omp simd
-            for (int64_t j = 0; j < w; j++)
-                ci[j] += aik * brow[j];
+            for (int64_t jj = j; jj < w; jj++)
+                ci[jj] += aik * brow[jj];
         }
     }
 }
