@@ -566,11 +566,10 @@ static void split(int64_t n, int64_t unit, int parts, int p, int64_t *lo,
 
 /* Threads form a tm x tn grid over C.  Choose the factorisation with the
  * least work for the busiest thread: its tile-rounded rectangle, plus its
- * packing (its B columns, a tm-th of them when the tm threads of a column
- * share the packed B, and its A rows once per NC block unless A is read
- * in place), weighted as a few multiply-adds per packed element. */
-static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed,
-                   bool b_shared)
+ * packing (a tm-th of its B columns, which the tm threads of a column
+ * share, and its A rows once per NC block unless A is read in place),
+ * weighted as a few multiply-adds per packed element. */
+static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed)
 {
     int best = 1;
     double best_cost = -1;
@@ -581,7 +580,7 @@ static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed,
         double mr = (double)ceil_div(ceil_div(g->m, tm), MR) * MR;
         double nr = (double)ceil_div(ceil_div(g->n, tn), NR) * NR;
         double apack = a_packed ? mr * (double)ceil_div((int64_t)nr, NC) : 0;
-        double cost = mr * nr + 4.0 * (nr / (b_shared ? tm : 1) + apack);
+        double cost = mr * nr + 4.0 * (nr / tm + apack);
         if (best_cost < 0 || cost < best_cost) {
             best_cost = cost;
             best = tm;
@@ -592,8 +591,9 @@ static int pick_tm(const kb_omp_gemm_args *g, int nthreads, bool a_packed,
 
 /* Thread t's rectangle of the tm x tn grid, with B shared by the tm
  * threads of its grid column: per KC x NC block, each packs a tm-th of
- * the panels into the column's buffer (that of thread rn), and all of
- * them compute once every part is there.  Every thread of the team
+ * the panels into the column's buffers (those of thread rn: the f32
+ * panels, and the pair panels made of its part of them when the kernel
+ * reads pairs), and all of them compute once every part is there.  Every thread of the team
  * passes the same barriers: all run the steps of the widest column, an
  * empty rectangle included. */
 static void loop_shared_b(const gemm_ctx *x, const kb_omp_workspace *ws,
@@ -605,18 +605,26 @@ static void loop_shared_b(const gemm_ctx *x, const kb_omp_workspace *ws,
     split(g->m, MR, tm, rm, &m0, &m1);
     split(g->n, NR, tn, rn, &n0, &n1);
     split(g->n, NR, tn, 0, &w0, &w1);          /* the widest column */
-    float *pb = ws->bbuf[rn];
-    thread_bufs tb = { ws->abuf[t], NULL, NULL, NULL };
+    float *fb = ws->bbuf[rn];
+    uint32_t *pairs = x->uk->to_pairs_b ? ws->bpairs[rn] : NULL;
+    const void *pb = pairs ? (const void *)pairs : fb;
+    thread_bufs tb = { ws->abuf[t], NULL, ws->apairs ? ws->apairs[t] : NULL,
+                       NULL };
     for (int64_t jc = n0; jc < n0 + max64(1, w1 - w0); jc += NC) {
         int64_t nc = min64(NC, n1 - jc), pc = 0;
         do {
             int64_t kc = min64(KC, g->k - pc), p0 = 0, p1 = 0;
+            int64_t kd = kb_omp_kdepth(x->uk, kc);
             if (nc > 0)
                 split(ceil_div(nc, NR), 1, tm, rm, &p0, &p1);
 #pragma omp barrier   /* the last block's users are done with the buffer */
-            if (p0 < p1)
-                g->b.pack(&g->b, pc, jc + p0 * NR, kc,
-                          min64(nc, p1 * NR) - p0 * NR, pb + p0 * kc * NR);
+            if (p0 < p1) {
+                int64_t cols = min64(nc, p1 * NR) - p0 * NR;
+                g->b.pack(&g->b, pc, jc + p0 * NR, kc, cols, fb + p0 * kc * NR);
+                if (pairs)
+                    x->uk->to_pairs_b(fb + p0 * kc * NR, NR, cols, kc, kd,
+                                      pairs + p0 * (kd / 2) * NR);
+            }
 #pragma omp barrier   /* every part of this block is packed */
             if (nc > 0 && m0 < m1) {
                 tile_update u = slice_update(x, pc, kc);
@@ -678,10 +686,8 @@ void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
     assert(!x.uk->to_pairs_a || ws->apairs);
     /* The threads of a grid column pack B together (loop_shared_b): each
      * packing it whole would repeat the im2col gather, a convolution's
-     * costliest part after the micro-kernel, tm times.  The pair formats
-     * (bf16) convert whole blocks, so they keep a B per thread. */
-    bool shareable = !x.uk->to_pairs_b;
-    int tm = pick_tm(g, ws->nthreads, !x.a_in_place, shareable);
+     * costliest part after the micro-kernel, tm times. */
+    int tm = pick_tm(g, ws->nthreads, !x.a_in_place);
     int tn = ws->nthreads / tm;
 #pragma omp parallel num_threads(ws->nthreads)
     {
@@ -694,7 +700,7 @@ void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws)
         int nt = omp_get_num_threads();
         if (x.uk->thread_begin)
             x.uk->thread_begin();
-        if (tm > 1 && shareable && nt == ws->nthreads)
+        if (tm > 1 && nt == ws->nthreads)
             loop_shared_b(&x, ws, tm, tn, t);
         else
             for (int r = t; r < ws->nthreads; r += nt) {

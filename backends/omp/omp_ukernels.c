@@ -62,7 +62,7 @@ static const kb_omp_ukernel *entry(int i)
 /* The choice, per type (indexed by kb_dtype; f64 never reaches the
  * engine, it takes the f32 entry). */
 static const kb_omp_ukernel *chosen[KB_DTYPE_COUNT];
-static char env_error[256];
+static char env_error[320];   /* the longest message: 101 + names (159) */
 
 static bool runs_here(const kb_omp_ukernel *e)
 {
