@@ -295,6 +295,12 @@ def write_csv(path, sets_loaded):
                                     c.get("gflops", ""), roof.get("peak_gflops", "")])
 
 
+def short_commit(commit):
+    """12 hex digits, keeping "-dirty": a build with local changes says so."""
+    head, dirty, _ = commit.partition("-dirty")
+    return head[:12] + dirty
+
+
 def header(run, args):
     r = run or {}
     bk = r.get("backends") or {}
@@ -305,7 +311,7 @@ def header(run, args):
         f"- CPU: `{cpu_line(cpu)}` ({r.get('cpu_model', '?')}, "
         f"{r.get('cores_online', '?')} cores, {r.get('threads', '?')} threads, "
         f"affinity {r.get('affinity', '?')}), host {r.get('host', '?')}",
-        f"- kbench commit {r.get('git_commit', '?')[:12]}, {r.get('compiler', '?')} "
+        f"- kbench commit {short_commit(r.get('git_commit', '?'))}, {r.get('compiler', '?')} "
         f"{r.get('build_type', '')} `{r.get('build_flags', '')}`; first run "
         f"{r.get('date', '?')}",
     ]
