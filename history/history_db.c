@@ -104,9 +104,21 @@ int kb_history_open(const char *verb, const char *path, bool create, sqlite3 **o
     rc = KB_EXIT_RUNTIME;
     /* WAL lets readers go on while one node writes; where the filesystem
      * cannot share memory (some network filesystems) SQLite keeps its
-     * rollback journal, which still locks correctly where locks work. */
-    if (kb_history_exec(verb, db, "PRAGMA journal_mode=WAL"))
+     * rollback journal, which still locks correctly where locks work.
+     * Switching a new file to WAL takes an exclusive lock that SQLite does
+     * not wait for through the busy handler (16 adds creating one file at
+     * once: "database is locked" in 2 of 30 tries), so it is retried
+     * here, within the same minute. */
+    int wal, waited_ms = 0;
+    while ((wal = sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL)) ==
+               SQLITE_BUSY && waited_ms < 60000) {
+        sqlite3_sleep(10);
+        waited_ms += 10;
+    }
+    if (wal != SQLITE_OK) {
+        fprintf(stderr, "kbench %s: %s: %s\n", verb, path, sqlite3_errmsg(db));
         goto err;
+    }
     if (version == 0) {
         char sql[sizeof schema_sql + 160];
         snprintf(sql, sizeof sql,
