@@ -34,6 +34,9 @@ typedef struct {
 void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The value of key in these facts, or NULL.  Can't fail. */
+const char *kb_info_value(const kb_info *info, const char *key);
+
 /* Whether these facts say "device" "none": a GPU backend built without its
  * device present.  Can't fail. */
 bool kb_info_no_device(const kb_info *info);

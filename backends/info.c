@@ -20,8 +20,7 @@ void kb_info_add(kb_info *info, const char *key, const char *fmt, ...)
     info->n++;
 }
 
-/* The value of key, or NULL. */
-static const char *value_of(const kb_info *info, const char *key)
+const char *kb_info_value(const kb_info *info, const char *key)
 {
     for (int i = 0; i < info->n; i++)
         if (strcmp(info->kv[i].key, key) == 0)
@@ -31,7 +30,7 @@ static const char *value_of(const kb_info *info, const char *key)
 
 bool kb_info_no_device(const kb_info *info)
 {
-    const char *device = value_of(info, "device");
+    const char *device = kb_info_value(info, "device");
     return device && strcmp(device, "none") == 0;
 }
 
@@ -39,6 +38,6 @@ const char *kb_info_no_device_why(const kb_info *info)
 {
     if (!kb_info_no_device(info))
         return NULL;
-    const char *why = value_of(info, "no_device");
+    const char *why = kb_info_value(info, "no_device");
     return why ? why : "its device is absent";
 }

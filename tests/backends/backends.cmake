@@ -47,6 +47,12 @@ add_test(NAME backends_table
                  ${KB_TEST_KBENCH}
                  ${PROJECT_SOURCE_DIR}/backends/backends.txt)
 
+# A coverage line's `if KEY=GLOB` conditions, on the backends' own facts.
+add_test(NAME backend_coverage_conditions
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/coverage_conditions_test.sh
+                 ${KB_TEST_KBENCH} $<TARGET_FILE:test_backend>
+                 ${CMAKE_CURRENT_SOURCE_DIR}/inputs/gemm_edges.txt)
+
 include(${CMAKE_CURRENT_LIST_DIR}/omp/omp.cmake)
 
 # No backend name spelled in tests/, integrations/ or drivers/ outside

@@ -23,13 +23,17 @@
  * A coverage file's lines, after # comments:
  *   BACKEND  KERNELS  DIRECTIONS  TYPES  LAYOUTS
  *   BACKEND  KERNELS  +
- * Each of KERNELS, DIRECTIONS, TYPES and LAYOUTS is a comma list of names
+ * either one optionally followed by `if KEY=GLOB,GLOB... [KEY=...]`: the
+ * line counts only where each KEY of the backend's describe() facts
+ * matches one of its globs (fnmatch), e.g. `if version=3.*`.  Each of KERNELS, DIRECTIONS, TYPES and LAYOUTS is a comma list of names
  * or `*` (every one this test sweeps): kernels as in `kbench list
  * kernels`; directions FWD_B FWD_D FWD_I BWD_D BWD_W BWD_WB BWD_DW (conv
  * sweeps FWD_B FWD_D BWD_D BWD_W BWD_WB, GEMM FWD_D, bnorm FWD_I FWD_D
  * BWD_D BWD_DW); types f32 f64 bf16 f16 bf16:bf16:f32 (bnorm has no mixed
  * one); layouts NCX NXC (GEMM has NCX only).  A built backend without a
  * line fails its test. */
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,44 +175,96 @@ static bool list_unknown(int column, const char *list, char *bad, size_t len)
     return false;
 }
 
+/* Whether every condition of a coverage line (`KEY=GLOB,GLOB...`, after
+ * its `if`) holds for the backend's describe() facts: the value of KEY
+ * matches one of the globs.  A library's coverage can depend on its
+ * version and on the CPU it finds (oneDNN 3 runs f16 where it finds
+ * AVX512-FP16), and this says so in the data, not in the test.  Prints
+ * the first that fails, and returns -1 (printed) on a malformed one. */
+static int conditions_hold(char **conds, int n, const char *where)
+{
+    kb_info info = {0};
+    if (be->describe)
+        be->describe(&info);
+    for (int i = 0; i < n; i++) {
+        char *eq = strchr(conds[i], '=');
+        if (!eq || eq == conds[i] || !eq[1]) {
+            fprintf(stderr, "%s: expected KEY=GLOB[,GLOB...] after if, got "
+                    "\"%s\"\n", where, conds[i]);
+            return -1;
+        }
+        *eq = '\0';
+        const char *value = kb_info_value(&info, conds[i]);
+        bool match = false;
+        char globs[FIELD_LEN];
+        snprintf(globs, sizeof globs, "%s", eq + 1);
+        for (char *save = NULL, *g = strtok_r(globs, ",", &save);
+             g && value && !match; g = strtok_r(NULL, ",", &save))
+            match = fnmatch(g, value, 0) == 0;
+        if (!match) {
+            printf("%s: does not apply: %s is %s%s%s, not %s\n", where,
+                   conds[i], value ? "\"" : "", value ? value : "not described",
+                   value ? "\"" : "", eq + 1);
+            return 0;
+        }
+        printf("%s: applies: %s is \"%s\"\n", where, conds[i], value);
+    }
+    return 1;
+}
+
 /* Reads the lines of path for backend name: "BACKEND KERNELS DIRECTIONS
- * TYPES LAYOUTS" or "BACKEND KERNELS +"; '#' starts a comment.  Returns
- * 0, or -1 (printed) on a malformed line, a name no sweep has, or no
- * line for the backend. */
+ * TYPES LAYOUTS" or "BACKEND KERNELS +", either followed by "if
+ * KEY=GLOB..." conditions; '#' starts a comment.  Returns 0, or -1
+ * (printed) on a malformed line, a name no sweep has, or no line for the
+ * backend. */
 static int load_coverage(const char *path, const char *name)
 {
     static const char *const columns[] = {"kernel", "direction", "type",
                                           "layout"};
+    enum { TOKENS_MAX = 16 };
     FILE *f = fopen(path, "r");
-    char line[1024];
+    char line[1024], where[PATH_MAX + 16];
     int lineno = 0;
     if (!f) {
         perror(path);
         return -1;
     }
     while (fgets(line, sizeof line, f)) {
-        char backend[64], *fields[4] = {0}, *save = NULL;
-        int nf = 0;
+        char *tok[TOKENS_MAX], *save = NULL;
+        int ntok = 0, nf;
         lineno++;
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
         line[strcspn(line, "#\n")] = '\0';
-        char *t = strtok_r(line, " \t", &save);
-        if (!t)
+        for (char *t = strtok_r(line, " \t", &save); t && ntok < TOKENS_MAX;
+             t = strtok_r(NULL, " \t", &save))
+            tok[ntok++] = t;
+        if (ntok == 0)
             continue;
-        snprintf(backend, sizeof backend, "%s", t);
-        while ((t = strtok_r(NULL, " \t", &save)) && nf < 4)
-            fields[nf++] = t;
+        for (nf = 1; nf < ntok && strcmp(tok[nf], "if") != 0; nf++)
+            ;
+        char **fields = tok + 1, **conds = tok + nf + 1;
+        int nconds = ntok - nf - 1;
+        nf -= 1;   /* the fields after BACKEND, before any `if` */
         bool plus = nf == 2 && strcmp(fields[1], "+") == 0;
-        if ((nf != 4 && !plus) || t) {
-            fprintf(stderr, "%s:%d: expected BACKEND KERNELS DIRECTIONS "
-                    "TYPES LAYOUTS, or BACKEND KERNELS +\n", path, lineno);
+        if ((nf != 4 && !plus) || nconds == 0 || ntok == TOKENS_MAX) {
+            fprintf(stderr, "%s: expected BACKEND KERNELS DIRECTIONS TYPES "
+                    "LAYOUTS, or BACKEND KERNELS +, then optionally if "
+                    "KEY=GLOB...\n", where);
             fclose(f);
             return -1;
         }
-        if (strcmp(backend, name) != 0)
+        if (strcmp(tok[0], name) != 0)
             continue;
+        int holds = nconds < 0 ? 1 : conditions_hold(conds, nconds, where);
+        if (holds <= 0) {
+            if (holds == 0)
+                continue;
+            fclose(f);
+            return -1;
+        }
         if (ncover == COVER_MAX) {
-            fprintf(stderr, "%s:%d: more than %d lines for %s\n", path,
-                    lineno, COVER_MAX, name);
+            fprintf(stderr, "%s: more than %d lines for %s\n", where,
+                    COVER_MAX, name);
             fclose(f);
             return -1;
         }
@@ -220,7 +276,7 @@ static int load_coverage(const char *path, const char *name)
             char bad[FIELD_LEN];
             snprintf(dst[i], FIELD_LEN, "%s", fields[i]);
             if (list_unknown(i, dst[i], bad, sizeof bad)) {
-                fprintf(stderr, "%s:%d: unknown %s \"%s\"\n", path, lineno,
+                fprintf(stderr, "%s: unknown %s \"%s\"\n", where,
                         columns[i], bad);
                 fclose(f);
                 return -1;
