@@ -426,12 +426,30 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
  * at most 1/SHIFTED_WASTE of the columns thrown away. */
 enum { SHIFTED_WASTE = 7, SHIFTED_MIN_K = 512 };
 
+/* A channel of the padded image: the output's size plus the window's
+ * reach, in each dimension. */
+typedef struct {
+    int64_t d, h, w;
+} padded_size;
+
+static padded_size padded_size_of(const kb_conv_desc *d)
+{
+    return (padded_size){ d->od + (d->kd - 1) * (d->dd + 1),
+                          d->oh + (d->kh - 1) * (d->dh + 1),
+                          d->ow + (d->kw - 1) * (d->dw + 1) };
+}
+
+static int64_t padded_plane(padded_size s)
+{
+    return s.d * s.h * s.w;
+}
+
 /* The padded image's geometry, and the plane (oz) and group a GEMM
  * reads. */
 typedef struct {
     conv_geom g;             /* the taps (kd, kh, kw, dilations, cg) */
     const void *pad;         /* the group's channel 0 at plane oz, stored as g.dt */
-    int64_t pd, ph, pw;      /* padded sizes */
+    padded_size size;
 } shifted_geom;
 
 static bool shifted_path(const kb_problem *p)
@@ -444,29 +462,23 @@ static bool shifted_path(const kb_problem *p)
            d->ic / d->g * d->kh * d->kw >= SHIFTED_MIN_K;
 }
 
-/* Padded sizes: the output's plus the window's reach. */
-static void padded_dims(const kb_conv_desc *d, int64_t *pd, int64_t *ph,
-                        int64_t *pw)
-{
-    *pd = d->od + (d->kd - 1) * (d->dd + 1);
-    *ph = d->oh + (d->kh - 1) * (d->dh + 1);
-    *pw = d->ow + (d->kw - 1) * (d->dw + 1);
-}
-
 /* Columns of a plane's GEMM: every padded row but the last in full. */
 static int64_t shifted_cols(const kb_conv_desc *d)
 {
-    int64_t pd, ph, pw;
-    padded_dims(d, &pd, &ph, &pw);
-    return (d->oh - 1) * pw + d->ow;
+    return (d->oh - 1) * padded_size_of(d).w + d->ow;
+}
+
+/* The scratch: the padded image, then one plane's GEMM output. */
+static size_t padded_image_bytes(const kb_problem *p)
+{
+    return (size_t)(p->conv.ic * padded_plane(padded_size_of(&p->conv))) *
+           kb_dtype_size(p->dt.src);
 }
 
 static size_t shifted_scratch_bytes(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t pd, ph, pw;
-    padded_dims(d, &pd, &ph, &pw);
-    return (size_t)(d->ic * pd * ph * pw) * kb_dtype_size(p->dt.src) +
+    return padded_image_bytes(p) +
            (size_t)(d->oc / d->g * shifted_cols(d)) * sizeof(float);
 }
 
@@ -476,14 +488,15 @@ pack_b_shifted_body(kb_dtype DT, const shifted_geom *q, int64_t r0,
 {
     const conv_geom *g = &q->g;
     conv_tap taps[TAP_CHUNK];
-    int64_t plane = q->pd * q->ph * q->pw;
+    int64_t plane = padded_plane(q->size);
     for (int64_t k0 = 0; k0 < rows; k0 += TAP_CHUNK) {
         int64_t kn = min64(TAP_CHUNK, rows - k0);
         taps_ncx(g, r0 + k0, kn, taps);
         for (int64_t k = 0; k < kn; k++) {
             const conv_tap *t = &taps[k];
-            int64_t off = t->c * plane + (t->kz * g->dd * q->ph + t->ky * g->dh) *
-                          q->pw + t->kx * g->dw + c0;
+            int64_t off = t->c * plane +
+                          (t->kz * g->dd * q->size.h + t->ky * g->dh) * q->size.w +
+                          t->kx * g->dw + c0;
             float *bk = buf + (k0 + k) * NR;
             for (int64_t j = 0; j < cols; j += NR) {
                 int64_t n = min64(NR, cols - j);
@@ -518,19 +531,19 @@ static void pad_image(const kb_problem *p, const void *src, int64_t n,
                       void *pad, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t pd, ph, pw, z0, z1, y0, y1, x0, x1;
-    padded_dims(d, &pd, &ph, &pw);
-    inside(d->id, d->pd, pd, &z0, &z1);
-    inside(d->ih, d->ph, ph, &y0, &y1);
-    inside(d->iw, d->pw, pw, &x0, &x1);
+    padded_size ps = padded_size_of(d);
+    int64_t plane = padded_plane(ps), z0, z1, y0, y1, x0, x1;
+    inside(d->id, d->pd, ps.d, &z0, &z1);
+    inside(d->ih, d->ph, ps.h, &y0, &y1);
+    inside(d->iw, d->pw, ps.w, &x0, &x1);
     size_t es = kb_dtype_size(p->dt.src);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int64_t c = 0; c < d->ic; c++) {
-        char *pc = (char *)pad + (size_t)(c * pd * ph * pw) * es;
-        memset(pc, 0, (size_t)(pd * ph * pw) * es);
+        char *pc = (char *)pad + (size_t)(c * plane) * es;
+        memset(pc, 0, (size_t)plane * es);
         for (int64_t z = z0; z < z1; z++)
             for (int64_t y = y0; y < y1; y++)
-                memcpy(pc + (size_t)(((z + d->pd) * ph + y + d->ph) * pw +
+                memcpy(pc + (size_t)(((z + d->pd) * ps.h + y + d->ph) * ps.w +
                                      x0 + d->pw) * es,
                        kb_omp_at(p->dt.src, src,
                                  (((n * d->ic + c) * d->id + z) * d->ih + y) *
@@ -549,9 +562,10 @@ static void shifted_plane(const kb_problem *p, const kb_tensors *t,
     int64_t cg = d->ic / d->g, kg = d->oc / d->g;
     int64_t red = cg * d->kd * d->kh * d->kw, cols = shifted_cols(d);
     int64_t out_px = d->od * d->oh * d->ow;
-    shifted_geom q = { .g = geom_of(p, t->ptr[KB_ARG_SRC], 0) };
-    padded_dims(d, &q.pd, &q.ph, &q.pw);
-    q.pad = kb_omp_at(p->dt.src, pad, (g * cg * q.pd + oz) * q.ph * q.pw);
+    shifted_geom q = { .g = geom_of(p, t->ptr[KB_ARG_SRC], 0),
+                       .size = padded_size_of(d) };
+    q.pad = kb_omp_at(p->dt.src, pad,
+                      (g * cg * q.size.d + oz) * q.size.h * q.size.w);
     kb_omp_gemm_args a = {
         .m = kg, .n = cols, .k = red, .alpha = 1.0f, .c_dt = KB_F32,
         .a = { kb_omp_pack_a_strided,
@@ -568,7 +582,7 @@ static void shifted_plane(const kb_problem *p, const kb_tensors *t,
 #pragma omp parallel for schedule(static) num_threads(ws->nthreads)
     for (int64_t k = 0; k < kg; k++)
         for (int64_t oy = 0; oy < d->oh; oy++)
-            memcpy(dst + k * out_px + oy * d->ow, buf + k * cols + oy * q.pw,
+            memcpy(dst + k * out_px + oy * d->ow, buf + k * cols + oy * q.size.w,
                    (size_t)d->ow * sizeof(float));
 }
 
@@ -576,11 +590,8 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
                          const kb_omp_workspace *ws)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t pd, ph, pw;
-    padded_dims(d, &pd, &ph, &pw);
     void *pad = ws->scratch;
-    float *buf = (float *)((char *)ws->scratch +
-                           (size_t)(d->ic * pd * ph * pw) * kb_dtype_size(p->dt.src));
+    float *buf = (float *)((char *)ws->scratch + padded_image_bytes(p));
     for (int64_t n = 0; n < d->mb; n++) {
         pad_image(p, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
         for (int64_t g = 0; g < d->g; g++)
