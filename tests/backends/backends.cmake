@@ -48,9 +48,10 @@ add_test(NAME backends_table
                  ${PROJECT_SOURCE_DIR}/backends/backends.txt)
 
 # A coverage line's `if KEY=GLOB` conditions, on the backends' own facts.
+kb_test_program(kb_test_backend_program test_backend)
 add_test(NAME backend_coverage_conditions
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/coverage_conditions_test.sh
-                 ${KB_TEST_KBENCH} $<TARGET_FILE:test_backend>
+                 ${KB_TEST_KBENCH} ${kb_test_backend_program}
                  ${CMAKE_CURRENT_SOURCE_DIR}/inputs/gemm_edges.txt)
 
 include(${CMAKE_CURRENT_LIST_DIR}/omp/omp.cmake)

@@ -26,11 +26,11 @@ expect() {
         > "$tmp/out" 2>&1
     local rc=$?
     if [[ $rc -ne $2 ]] || ! grep -qF -- "$3" "$tmp/out"; then
-        echo "FAIL \"if $1\": exit $rc, wanted $2 with \"$3\":"
+        echo "FAIL \"$1\": exit $rc, wanted $2 with \"$3\":"
         sed 's/^/  /' "$tmp/out" | head -5
         bad=1
     else
-        echo "ok   \"${1:-(none)}\": exit $rc, \"$3\""
+        echo "ok   \"$1\": exit $rc, \"$3\""
     fi
 }
 expect "if library=${library_word}*"       0 "applies: library is"
