@@ -196,8 +196,10 @@ static void omp_describe(kb_info *info)
 #else
     kb_info_add(info, "vector_isa", "generic (compiler-lowered vectors)");
 #endif
-    kb_info_add(info, "conv", "implicit GEMM (im2col packed per panel; "
-                "deep 2D stride-1 layers on a padded copy), direct depthwise");
+    kb_info_add(info, "conv", "f32 NCX: direct, the micro-kernel over the "
+                "taps of a padded stride-phase copy; otherwise implicit GEMM "
+                "(im2col packed per panel; deep 2D stride-1 layers on a "
+                "padded copy); direct depthwise");
     kb_info_add(info, "conv_bwd", "BWD_D: the transposed forward (stride "
                 "1), GEMM + col2im (strided); BWD_W: a GEMM per group over "
                 "all images; direct depthwise");

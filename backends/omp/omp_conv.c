@@ -13,10 +13,14 @@
  * M == 1 cannot use the register tile, when its kernel is within that
  * loop's limits (stated with each loop below); past them it is the
  * grouped GEMM.  kb_omp_conv_path_of is the one place that decides, for
- * the dispatcher and for the workspace sizing alike.  Deep 2D stride-1
- * layers in NCX take the GEMM on a padded copy of the image, whose B is
- * packed by copying runs (shifted_path, below). */
+ * the dispatcher and for the workspace sizing alike.  In NCX, f32
+ * layers run direct: the micro-kernel reads a padded, stride-phase copy
+ * of the image in place, one offset per tap, with nothing packed
+ * (direct_path, below); deep 2D stride-1 layers of other types take the
+ * GEMM on a padded copy, whose B is packed by copying runs
+ * (shifted_path). */
 #include "omp_kernels.h"
+#include "omp_ukernel_f32_8x32.h"
 
 #include <string.h>
 
@@ -426,22 +430,33 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
  * at most 1/SHIFTED_WASTE of the columns thrown away. */
 enum { SHIFTED_WASTE = 7, SHIFTED_MIN_K = 512 };
 
-/* A channel of the padded image: the output's size plus the window's
- * reach, in each dimension. */
+/* A channel of the padded image, per stride phase (stride 1: one
+ * phase, the whole padded channel).  With stride s, padded element X
+ * goes to phase X % s at X / s, so output pixel ox's tap kx (padded
+ * element ox*s + kx*dil) is element ox + kx*dil/s of phase kx*dil % s:
+ * consecutive output pixels read consecutive elements of a phase, at any
+ * stride.  Each dimension is the output's size plus the window's reach
+ * in phase elements. */
 typedef struct {
     int64_t d, h, w;
 } padded_size;
 
 static padded_size padded_size_of(const kb_conv_desc *d)
 {
-    return (padded_size){ d->od + (d->kd - 1) * (d->dd + 1),
-                          d->oh + (d->kh - 1) * (d->dh + 1),
-                          d->ow + (d->kw - 1) * (d->dw + 1) };
+    return (padded_size){ d->od + (d->kd - 1) * (d->dd + 1) / d->sd,
+                          d->oh + (d->kh - 1) * (d->dh + 1) / d->sh,
+                          d->ow + (d->kw - 1) * (d->dw + 1) / d->sw };
 }
 
+/* One phase's elements, and a channel's phases. */
 static int64_t padded_plane(padded_size s)
 {
     return s.d * s.h * s.w;
+}
+
+static int64_t phases_of(const kb_conv_desc *d)
+{
+    return d->sd * d->sh * d->sw;
 }
 
 /* The padded image's geometry, and the plane (oz) and group a GEMM
@@ -471,7 +486,8 @@ static int64_t shifted_cols(const kb_conv_desc *d)
 /* The scratch: the padded image, then one plane's GEMM output. */
 static size_t padded_image_bytes(const kb_problem *p)
 {
-    return (size_t)(p->conv.ic * padded_plane(padded_size_of(&p->conv))) *
+    const kb_conv_desc *d = &p->conv;
+    return (size_t)(d->ic * phases_of(d) * padded_plane(padded_size_of(d))) *
            kb_dtype_size(p->dt.src);
 }
 
@@ -525,30 +541,74 @@ static void inside(int64_t in, int64_t pad, int64_t n, int64_t *lo, int64_t *hi)
     *hi = max64(*lo, min64(in, n - pad));
 }
 
-/* Image n of src into pad (zeros around it), channels split among the
- * threads. */
+/* out[i] = in[i*stride + shift] for i in [lo, hi), elements of es bytes: the
+ * types by name, so that each is a loop gcc vectorises (a memcpy of an
+ * element each, and a division for its phase, cost ResNet-50's stride-2
+ * layers more than their convolution). */
+static void strided_copy(char *out, const char *in, int64_t lo, int64_t hi,
+                         int64_t stride, int64_t shift, size_t es)
+{
+    switch (es) {
+    case 4: {
+        float *o = (float *)out;
+        const float *s = (const float *)in;
+        for (int64_t i = lo; i < hi; i++)
+            o[i] = s[i * stride + shift];
+        return;
+    }
+    case 2: {
+        uint16_t *o = (uint16_t *)out;
+        const uint16_t *s = (const uint16_t *)in;
+        for (int64_t i = lo; i < hi; i++)
+            o[i] = s[i * stride + shift];
+        return;
+    }
+    default:
+        for (int64_t i = lo; i < hi; i++)
+            memcpy(out + (size_t)i * es, in + (size_t)(i * stride + shift) * es,
+                   es);
+    }
+}
+
+/* Image n of src into pad (zeros around it), split into its stride
+ * phases (padded_size above), channels split among the threads. */
 static void pad_image(const kb_problem *p, const void *src, int64_t n,
                       void *pad, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
     padded_size ps = padded_size_of(d);
-    int64_t plane = padded_plane(ps), z0, z1, y0, y1, x0, x1;
-    inside(d->id, d->pd, ps.d, &z0, &z1);
-    inside(d->ih, d->ph, ps.h, &y0, &y1);
-    inside(d->iw, d->pw, ps.w, &x0, &x1);
+    int64_t plane = padded_plane(ps), phases = phases_of(d);
+    int64_t z0, z1, y0, y1, x0, x1;
+    inside(d->id, d->pd, ps.d * d->sd, &z0, &z1);
+    inside(d->ih, d->ph, ps.h * d->sh, &y0, &y1);
+    inside(d->iw, d->pw, ps.w * d->sw, &x0, &x1);
     size_t es = kb_dtype_size(p->dt.src);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int64_t c = 0; c < d->ic; c++) {
-        char *pc = (char *)pad + (size_t)(c * plane) * es;
-        memset(pc, 0, (size_t)plane * es);
+        char *pc = (char *)pad + (size_t)(c * phases * plane) * es;
+        memset(pc, 0, (size_t)(phases * plane) * es);
         for (int64_t z = z0; z < z1; z++)
-            for (int64_t y = y0; y < y1; y++)
-                memcpy(pc + (size_t)(((z + d->pd) * ps.h + y + d->ph) * ps.w +
-                                     x0 + d->pw) * es,
-                       kb_omp_at(p->dt.src, src,
-                                 (((n * d->ic + c) * d->id + z) * d->ih + y) *
-                                 d->iw + x0),
-                       (size_t)(x1 - x0) * es);
+            for (int64_t y = y0; y < y1; y++) {
+                int64_t Z = z + d->pd, Y = y + d->ph;
+                int64_t row = ((Z % d->sd * d->sh + Y % d->sh) * d->sw * ps.d +
+                               Z / d->sd) * ps.h + Y / d->sh;
+                const char *in = kb_omp_at(p->dt.src, src,
+                                           (((n * d->ic + c) * d->id + z) *
+                                            d->ih + y) * d->iw);
+                if (d->sw == 1) {
+                    memcpy(pc + (size_t)(row * ps.w + x0 + d->pw) * es,
+                           in + (size_t)x0 * es, (size_t)(x1 - x0) * es);
+                    continue;
+                }
+                /* phase fx of the row: padded X = Xp*sw + fx, input
+                 * x = X - pw in [x0, x1) */
+                for (int64_t fx = 0; fx < d->sw; fx++) {
+                    int64_t lo = ceil_div(max64(x0 + d->pw - fx, 0), d->sw);
+                    int64_t hi = ceil_div(max64(x1 + d->pw - fx, 0), d->sw);
+                    char *out = pc + (size_t)((row + fx * ps.d * ps.h) * ps.w) * es;
+                    strided_copy(out, in, lo, hi, d->sw, fx - d->pw, es);
+                }
+            }
     }
 }
 
@@ -600,6 +660,103 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
     }
 }
 
+/* ---- direct, on a padded phase-split copy (NCX, f32) ----
+ * The copy of pad_image makes every tap (c, kz, ky, kx) of output pixel
+ * (oz, oy, ox) element (oz*H + oy)*W + ox of a phase plane, plus the
+ * tap's offset: kb_omp_conv_direct (omp_conv_direct.c) runs the
+ * micro-kernel over it in place, one offset per reduction index, with no
+ * panel packed.  Any stride and dilation; taken where the padded rows'
+ * dropped columns add at most 1/DIRECT_WASTE to the column tiles the
+ * im2col path computes (wide dilations add more), with f32 throughout,
+ * whole MR-row blocks of weights, and the f32 micro-kernel it inlines
+ * being the start-up choice (x86; Arm's SVE and NEON kernels take the
+ * GEMM path).  1x1 layers stay with the GEMM: unstrided they are plain
+ * matrices, which its blocking suits better (DeepCAM's 728-channel pw2
+ * ran at half the speed direct), and strided their copy would be all
+ * phases for one read (D3 a quarter slower).  So do shallow layers on
+ * big images, with fewer than DIRECT_MIN_REUSE multiply-adds per element
+ * copied: the copy costs more than the packing it saves (DeepCAM's D1,
+ * 72 per element, ran a fifth slower; the layers that gained have 500 or
+ * more). */
+enum { DIRECT_WASTE = 7, DIRECT_MIN_REUSE = 256,
+       DIRECT_REREAD_BYTES = 256 * 1024 };   /* half of Zen 4's L2 */
+
+static bool direct_path(const kb_problem *p)
+{
+    const kb_conv_desc *d = &p->conv;
+    padded_size ps = padded_size_of(d);
+    int64_t out_px = d->od * d->oh * d->ow;
+    int64_t cols = ((d->od - 1) * ps.h + d->oh - 1) * ps.w + d->ow;
+    int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
+    int64_t copied = d->ic * phases_of(d) * padded_plane(ps);
+    return p->layout == KB_LAYOUT_NCX && kb_dts_all(&p->dt, KB_F32) &&
+           d->kd * d->kh * d->kw > 1 && macs >= DIRECT_MIN_REUSE * copied &&
+           (d->oc / d->g) % MR == 0 && out_px >= NR &&
+           kb_omp_ukernel_for(KB_F32, KB_F32)->kernel ==
+               kb_omp_ukernel_f32_8x32 &&
+           ceil_div(cols, NR) * DIRECT_WASTE <=
+               ceil_div(out_px, NR) * (DIRECT_WASTE + 1);
+}
+
+/* The scratch: the offsets of the reduction indices, then the padded
+ * image and NR floats a last tile may read past it. */
+static size_t direct_offsets_bytes(const kb_problem *p)
+{
+    const kb_conv_desc *d = &p->conv;
+    return (size_t)(d->ic / d->g * d->kd * d->kh * d->kw) * sizeof(int64_t);
+}
+
+static size_t direct_scratch_bytes(const kb_problem *p)
+{
+    return direct_offsets_bytes(p) + padded_image_bytes(p) +
+           NR * sizeof(float);
+}
+
+static void direct_conv(const kb_problem *p, const kb_tensors *t,
+                        const kb_omp_workspace *ws)
+{
+    const kb_conv_desc *d = &p->conv;
+    padded_size ps = padded_size_of(d);
+    int64_t plane = padded_plane(ps), phases = phases_of(d);
+    int64_t cg = d->ic / d->g, kg = d->oc / d->g;
+    int64_t red = cg * d->kd * d->kh * d->kw;
+    int64_t out_px = d->od * d->oh * d->ow;
+    int64_t *off = ws->scratch;
+    float *pad = (float *)((char *)ws->scratch + direct_offsets_bytes(p));
+    int64_t dz = d->dd + 1, dy = d->dh + 1, dx = d->dw + 1;
+    memset((char *)pad + padded_image_bytes(p), 0, NR * sizeof(float));
+    /* reduction index k = ((c*kd + kz)*kh + ky)*kw + kx, as W stores it */
+    for (int64_t k = 0; k < red; k++) {
+        int64_t kx = k % d->kw, ky = k / d->kw % d->kh;
+        int64_t kz = k / (d->kw * d->kh) % d->kd, c = k / (d->kw * d->kh * d->kd);
+        int64_t phase = (kz * dz % d->sd * d->sh + ky * dy % d->sh) * d->sw +
+                        kx * dx % d->sw;
+        off[k] = (c * phases + phase) * plane +
+                 (kz * dz / d->sd * ps.h + ky * dy / d->sh) * ps.w +
+                 kx * dx / d->sw;
+    }
+    for (int64_t n = 0; n < d->mb; n++) {
+        pad_image(p, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
+        for (int64_t g = 0; g < d->g; g++) {
+            kb_omp_direct_args a = {
+                .img = pad + g * cg * phases * plane,
+                .img_elems = cg * phases * plane,
+                .off = off,
+                .wei = (const float *)t->ptr[KB_ARG_WEI] + g * kg * red,
+                .m = kg, .k = red,
+                .bias = kb_problem_has_bias(p)
+                            ? (const float *)t->ptr[KB_ARG_BIA] + g * kg
+                            : NULL,
+                .dst = (float *)t->ptr[KB_ARG_DST] + (n * d->oc + g * kg) * out_px,
+                .od = d->od, .oh = d->oh, .ow = d->ow,
+                .rows = ps.h, .row_w = ps.w,
+                .reread_bytes = DIRECT_REREAD_BYTES,
+            };
+            kb_omp_conv_direct(&a, ws->nthreads);
+        }
+    }
+}
+
 kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
 {
     kb_omp_gemm_args a = {0};
@@ -609,7 +766,9 @@ kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
     return (kb_omp_ws_need){ wei_is_a ? p->dt.wei : p->dt.src,
                              wei_is_a ? p->dt.src : p->dt.wei,
                              kb_omp_gemm_acc_elems(a.m, a.n, a.k, p->dt.dst),
-                             shifted_path(p) ? shifted_scratch_bytes(p) : 0 };
+                             direct_path(p)    ? direct_scratch_bytes(p)
+                             : shifted_path(p) ? shifted_scratch_bytes(p)
+                                               : 0 };
 }
 
 /* ---- depthwise (CG == 1, any channel multiplier KG) ----
@@ -666,11 +825,22 @@ dw_row_ncx_body(kb_dtype DT, const conv_geom *q, const tap_ranges *r,
                 int64_t lo = max64(r->lo[kx], x0), hi = min64(r->hi[kx], x1);
                 if (DT == KB_F32) {
                     /* f32 as it always was; the widening loops below
-                     * vectorise where they can (f16's may not) */
-                    const float *s32 = q->src;
+                     * vectorise where they can (f16's may not).  Stride
+                     * 2 gets a loop of its own: with the stride a
+                     * constant GCC loads it as vectors and permutes, with
+                     * it a variable it runs scalar (DeepCAM's s2_dw
+                     * layers ran at 2-5 % of the FMA ceiling). */
+                    const float *s32 = (const float *)q->src + srow + ix0;
+                    float *a = acc - x0;
+                    if (sw == 2) {
 #pragma omp simd
-                    for (int64_t ox = lo; ox < hi; ox++)
-                        acc[ox - x0] += wv * s32[srow + ix0 + ox * sw];
+                        for (int64_t ox = lo; ox < hi; ox++)
+                            a[ox] += wv * s32[2 * ox];
+                    } else {
+#pragma omp simd
+                        for (int64_t ox = lo; ox < hi; ox++)
+                            a[ox] += wv * s32[ox * sw];
+                    }
                 } else {
                     for (int64_t ox = lo; ox < hi; ox++)
                         acc[ox - x0] += wv * kb_omp_elem(DT, q->src,
@@ -854,6 +1024,10 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
         dw_nxc(p, t, nthreads);
         return;
     case KB_OMP_CONV_GEMM:
+        if (direct_path(p)) {
+            direct_conv(p, t, ws);
+            return;
+        }
         if (shifted_path(p)) {
             shifted_conv(p, t, ws);
             return;

@@ -305,6 +305,28 @@ typedef enum {
 } kb_omp_conv_path;
 kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p);
 
+/* The direct convolution (omp_conv_direct.c), one image and group:
+ * dst[m, pixels] = wei[m, k] x B[k, columns], B's row k the floats of img
+ * from off[k] on, the columns the padded output volume's (column j =
+ * (oz*rows + oy)*row_w + ox), those with oy >= oh or ox >= ow computed
+ * and dropped.  img must hold off[k] + columns + NR - 1 floats for every
+ * k (a last tile reads a whole NR).  f32 throughout; m a multiple of
+ * KB_OMP_MR; the rows of wei are k long. */
+typedef struct {
+    const float *img;
+    int64_t img_elems;         /* the image's floats, for the loop order */
+    const int64_t *off;
+    const float *wei;
+    int64_t m, k;
+    const float *bias;         /* m floats, or NULL */
+    float *dst;                /* m planes of od*oh*ow */
+    int64_t od, oh, ow;
+    int64_t rows, row_w;       /* the padded plane's rows and row width */
+    int64_t reread_bytes;      /* what may be read again from cache (L2) */
+} kb_omp_direct_args;
+int64_t kb_omp_direct_cols(const kb_omp_direct_args *a);
+void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads);
+
 /* Kernel entry points over the host tensors of p (f32, or bf16/f16 as
  * p->dt says).  Each cannot fail once prepared.  nthreads >= 1
  * (OpenMP's num_threads must be positive).  conv: ws and wei_nxc (the

@@ -6,19 +6,26 @@
 #ifndef KB_OMP_UKERNEL_F32_8X32_H
 #define KB_OMP_UKERNEL_F32_8X32_H
 
+#include <string.h>
+
 #include "omp_kernels.h"
 
-/* acc[MR][NR] = sum over k of A's MR rows at k (outer) b[k][0..NR), with
+/* acc[MR][NR] = sum over k of A's MR rows at k (outer) B's row k, with
  * A's element (i, k) at a[i*a_rs + k*a_ks]: a packed micro-panel (a_rs 1,
  * a_ks MR), or MR rows of a row-major f32 matrix read in place (a_rs its
- * row stride, a_ks 1; the engine's A_IN_PLACE case).  b is a packed f32
- * micro-panel, 64-byte aligned.  The accumulators are an array indexed by
+ * row stride, a_ks 1; the engine's A_IN_PLACE case).  B's row k is the
+ * NR floats at b + k*NR, a packed micro-panel (64-byte aligned), or, when
+ * b_off is not NULL, at b + b_off[k]: rows gathered by offset, as the
+ * direct convolution reads the taps of a padded image in place
+ * (omp_conv_direct.c).  The accumulators are an array indexed by
  * compile-time constants only, so gcc keeps all 16 in registers; callers
- * pass constant a_ks, so each use is its own specialised loop. */
+ * pass constant a_ks and a constant NULL or not for b_off, so each use is
+ * its own specialised loop. */
 static inline __attribute__((always_inline)) void
-kb_omp_f32_8x32_strided_body(int64_t kc, const float *restrict a,
+kb_omp_f32_8x32_general_body(int64_t kc, const float *restrict a,
                              int64_t a_rs, int64_t a_ks,
                              const float *restrict b,
+                             const int64_t *restrict b_off,
                              kb_v16sf acc[][KB_OMP_NR / 16])
 {
     enum { MR = KB_OMP_MR, NR = KB_OMP_NR, NV = NR / 16 };
@@ -26,9 +33,15 @@ kb_omp_f32_8x32_strided_body(int64_t kc, const float *restrict a,
     for (int i = 0; i < MR; i++)
         for (int v = 0; v < NV; v++)
             c[i][v] = (kb_v16sf){0};
-    for (int64_t k = 0; k < kc; k++, a += a_ks, b += NR) {
-        kb_v16sf b0 = *(const kb_v16sf *)b;
-        kb_v16sf b1 = *(const kb_v16sf *)(b + 16);
+    for (int64_t k = 0; k < kc; k++, a += a_ks) {
+        kb_v16sf b0, b1;
+        if (b_off) {   /* unaligned rows */
+            memcpy(&b0, b + b_off[k], sizeof b0);
+            memcpy(&b1, b + b_off[k] + 16, sizeof b1);
+        } else {
+            b0 = *(const kb_v16sf *)(b + k * NR);
+            b1 = *(const kb_v16sf *)(b + k * NR + 16);
+        }
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
             /* a broadcast; `(kb_v16sf){0} + x` would be an add (0 + -0
@@ -40,6 +53,16 @@ kb_omp_f32_8x32_strided_body(int64_t kc, const float *restrict a,
         }
     }
     memcpy(acc, c, sizeof(c));
+}
+
+/* The micro-kernel on a packed B (b_off NULL above). */
+static inline __attribute__((always_inline)) void
+kb_omp_f32_8x32_strided_body(int64_t kc, const float *restrict a,
+                             int64_t a_rs, int64_t a_ks,
+                             const float *restrict b,
+                             kb_v16sf acc[][KB_OMP_NR / 16])
+{
+    kb_omp_f32_8x32_general_body(kc, a, a_rs, a_ks, b, NULL, acc);
 }
 
 /* The micro-kernel on packed panels (kb_omp_ukernel_fn). */

@@ -14,3 +14,7 @@ foreach(uk portable ${omp_forced_ukernels})
     ENVIRONMENT "${kb_backend_env};KBENCH_OMP_UKERNEL=${uk}"
     SKIP_REGULAR_EXPRESSION "KBENCH_OMP_UKERNEL=${uk}: this CPU")
 endforeach()
+
+# The direct convolution's tile loop with a small cache budget: its
+# slices and column blocks, which the edge shapes are too small to reach.
+kb_add_test(test_omp_direct kb_backends)

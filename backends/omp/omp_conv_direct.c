@@ -1,0 +1,118 @@
+/* omp_conv_direct.c - the direct convolution's tile loop: a batch-reduce
+ * GEMM over the taps, with no im2col (oneDNN's brgemm convolutions, and
+ * Georganas et al., SC18, work this way).  omp_conv.c pads the image once
+ * (and splits it into stride phases), so that every tap of every output
+ * pixel is in bounds and a run of output pixels reads a run of the copy;
+ * here the micro-kernel reads B's row for tap k in place, NR floats at
+ * img + off[k] + j, and A (the weights) in place too.  Nothing is packed:
+ * what the im2col path spends gathering panels (a fifth to a third of
+ * ResNet-50's 3x3 layers) is gone, for some columns computed and dropped
+ * (the padded rows' ends). */
+#include "omp_kernels.h"
+#include "omp_ukernel_f32_8x32.h"
+
+#include <string.h>
+
+enum { MR = KB_OMP_MR, NR = KB_OMP_NR, NV = NR / 16 };
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Columns of the padded output volume: every padded row but the last
+ * plane's last in full. */
+int64_t kb_omp_direct_cols(const kb_omp_direct_args *a)
+{
+    return ((a->od - 1) * a->rows + a->oh - 1) * a->row_w + a->ow;
+}
+
+/* The tile's columns [j0, j0 + NR) that are output pixels, rows
+ * [i0, i0 + MR), to dst: with the bias over the first slice of the
+ * reduction, added to what is there over the others. */
+static void store_tile(const kb_omp_direct_args *a, const float *t,
+                       int64_t i0, int64_t j0, int64_t cols, bool first)
+{
+    int64_t plane = a->rows * a->row_w, out_plane = a->od * a->oh * a->ow;
+    int64_t jend = min64(j0 + NR, cols);
+    int64_t z = j0 / plane, y = j0 % plane / a->row_w, x = j0 % a->row_w;
+    for (int64_t j = j0; j < jend; x = 0) {
+        int64_t len = min64(a->row_w - x, jend - j);
+        if (y < a->oh && x < a->ow) {
+            int64_t n = min64(len, a->ow - x);
+            float *o = a->dst + i0 * out_plane + (z * a->oh + y) * a->ow + x;
+            const float *s = t + (j - j0);
+            for (int i = 0; i < MR; i++) {
+                float *oi = o + i * out_plane;
+                const float *si = s + i * NR;
+                if (first) {
+                    float b = a->bias ? a->bias[i0 + i] : 0.0f;
+                    for (int64_t c = 0; c < n; c++)
+                        oi[c] = si[c] + b;
+                } else {
+                    for (int64_t c = 0; c < n; c++)
+                        oi[c] += si[c];
+                }
+            }
+        }
+        j += len;
+        if (++y == a->rows) {
+            y = 0;
+            z++;
+        }
+    }
+}
+
+/* Tile (ib, jb) over reduction slice [k0, k0 + kc). */
+static inline void tile(const kb_omp_direct_args *a, int64_t ib, int64_t jb,
+                        int64_t k0, int64_t kc, int64_t cols)
+{
+    kb_v16sf acc[MR][NV] __attribute__((aligned(64)));
+    const int64_t *off = a->off + k0;
+    if (!off)   /* never: tells gcc to drop the packed-B loop */
+        __builtin_unreachable();
+    kb_omp_f32_8x32_general_body(kc, a->wei + ib * MR * a->k + k0, a->k, 1,
+                                 a->img + jb * NR, off, acc);
+    store_tile(a, (const float *)acc, ib * MR, jb * NR, cols, k0 == 0);
+}
+
+void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
+{
+    int64_t cols = kb_omp_direct_cols(a);
+    int64_t nbn = ceil_div(cols, NR), nbm = a->m / MR;
+    /* The bigger operand's blocks are split among the threads, and its
+     * part stays in cache while the smaller one is read again: the
+     * weights are the bigger one in the deep layers (ResNet-50's res5:
+     * 9 MB against a 0.2 MB image), the image in the wide ones
+     * (CosmoFlow's first: 35 MB against 14 KB).  The reduction is split
+     * into slices whose part of the one read again fits reread_bytes, so
+     * that it stays in L2 (a whole deep image,
+     * ResNet-50's res4a's 0.9 MB, read again for each row block ran a
+     * fifth slower than the im2col path); each slice past the first adds
+     * its sums to dst. */
+    bool rows_outer = a->m * a->k > a->img_elems;
+    int64_t reread = rows_outer ? a->img_elems : a->m * a->k;
+    int64_t slices = ceil_div(reread * (int64_t)sizeof(float),
+                              a->reread_bytes);
+    int64_t step = ceil_div(a->k, slices);
+    if (rows_outer) {
+        /* each slice of the image is read by every row block */
+#pragma omp parallel num_threads(nthreads)
+        for (int64_t k0 = 0; k0 < a->k; k0 += step)
+#pragma omp for schedule(static)
+            for (int64_t t = 0; t < nbm * nbn; t++)
+                tile(a, t / nbn, t % nbn, k0, min64(step, a->k - k0), cols);
+        return;
+    }
+    /* A thread's block of column tiles runs every slice before the next
+     * block, so the block's sums (at most reread_bytes of them)
+     * stay in cache between slices: taking each slice over all of dst
+     * (DeepCAM's D40, 56 MB, eleven times) ran a tenth slower than the
+     * im2col path. */
+    int64_t per_block = a->reread_bytes / (a->m * NR * (int64_t)sizeof(float));
+    int64_t bn = per_block > 1 ? per_block : 1;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (int64_t j0 = 0; j0 < nbn; j0 += bn)
+        for (int64_t k0 = 0; k0 < a->k; k0 += step)
+            for (int64_t ib = 0; ib < nbm; ib++)
+                for (int64_t jb = j0; jb < min64(j0 + bn, nbn); jb++)
+                    tile(a, ib, jb, k0, min64(step, a->k - k0), cols);
+}
