@@ -679,7 +679,7 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
  * 72 per element, ran a fifth slower; the layers that gained have 500 or
  * more). */
 enum { DIRECT_WASTE = 7, DIRECT_MIN_REUSE = 256,
-       DIRECT_REREAD_BYTES = 256 * 1024 };   /* half of Zen 4's L2 */
+       DIRECT_REREAD_BYTES = 256 * 1024 };   /* a quarter of a 1 MB L2 */
 
 static bool direct_path(const kb_problem *p)
 {
