@@ -16,6 +16,7 @@
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR, NV = NR / 16 };
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Columns of the padded output volume: every padded row but the last
@@ -108,7 +109,10 @@ void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
      * (DeepCAM's D40, 56 MB, eleven times) ran a tenth slower than the
      * im2col path. */
     int64_t per_block = a->reread_bytes / (a->m * NR * (int64_t)sizeof(float));
-    int64_t bn = per_block > 1 ? per_block : 1;
+    /* and no fewer blocks than threads, evenly sized (ResNet-50's res3a
+     * 3x3, 26 tiles, ran as 16 and 10) */
+    int64_t blocks = max64(ceil_div(nbn, max64(per_block, 1)), nthreads);
+    int64_t bn = ceil_div(nbn, ceil_div(blocks, nthreads) * nthreads);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int64_t j0 = 0; j0 < nbn; j0 += bn)
         for (int64_t k0 = 0; k0 < a->k; k0 += step)
