@@ -541,37 +541,22 @@ static void inside(int64_t in, int64_t pad, int64_t n, int64_t *lo, int64_t *hi)
     *hi = max64(*lo, min64(in, n - pad));
 }
 
-/* out[i] = in[i*stride + shift] for i in [lo, hi), elements of es bytes: the
- * types by name, so that each is a loop gcc vectorises (a memcpy of an
- * element each, and a division for its phase, cost ResNet-50's stride-2
- * layers more than their convolution). */
-static void strided_copy(char *out, const char *in, int64_t lo, int64_t hi,
-                         int64_t stride, int64_t shift, size_t es)
+/* out[i] = in[i*stride + shift] for i in [lo, hi): one phase of a strided
+ * row, f32 since only the direct path (f32 throughout) pads a strided
+ * image.  A loop gcc vectorises: a memcpy of an element each, and a
+ * division for its phase, cost ResNet-50's stride-2 layers more than
+ * their convolution. */
+static void strided_copy_f32(float *out, const float *in, int64_t lo,
+                             int64_t hi, int64_t stride, int64_t shift)
 {
-    switch (es) {
-    case 4: {
-        float *o = (float *)out;
-        const float *s = (const float *)in;
-        for (int64_t i = lo; i < hi; i++)
-            o[i] = s[i * stride + shift];
-        return;
-    }
-    case 2: {
-        uint16_t *o = (uint16_t *)out;
-        const uint16_t *s = (const uint16_t *)in;
-        for (int64_t i = lo; i < hi; i++)
-            o[i] = s[i * stride + shift];
-        return;
-    }
-    default:
-        for (int64_t i = lo; i < hi; i++)
-            memcpy(out + (size_t)i * es, in + (size_t)(i * stride + shift) * es,
-                   es);
-    }
+    for (int64_t i = lo; i < hi; i++)
+        out[i] = in[i * stride + shift];
 }
 
 /* Image n of src into pad (zeros around it), split into its stride
- * phases (padded_size above), channels split among the threads. */
+ * phases (padded_size above), channels split among the threads.  A
+ * stride along the row only comes with f32 (the shifted path is stride
+ * 1, the direct path f32). */
 static void pad_image(const kb_problem *p, const void *src, int64_t n,
                       void *pad, int nthreads)
 {
@@ -606,7 +591,8 @@ static void pad_image(const kb_problem *p, const void *src, int64_t n,
                     int64_t lo = ceil_div(max64(x0 + d->pw - fx, 0), d->sw);
                     int64_t hi = ceil_div(max64(x1 + d->pw - fx, 0), d->sw);
                     char *out = pc + (size_t)((row + fx * ps.d * ps.h) * ps.w) * es;
-                    strided_copy(out, in, lo, hi, d->sw, fx - d->pw, es);
+                    strided_copy_f32((float *)out, (const float *)in, lo, hi,
+                                     d->sw, fx - d->pw);
                 }
             }
     }
