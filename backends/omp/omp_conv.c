@@ -672,7 +672,9 @@ static bool direct_path(const kb_problem *p)
     const kb_conv_desc *d = &p->conv;
     padded_size ps = padded_size_of(d);
     int64_t out_px = d->od * d->oh * d->ow;
-    int64_t cols = ((d->od - 1) * ps.h + d->oh - 1) * ps.w + d->ow;
+    kb_omp_direct_args shape = { .od = d->od, .oh = d->oh, .ow = d->ow,
+                                 .rows = ps.h, .row_w = ps.w };
+    int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
     int64_t copied = d->ic * phases_of(d) * padded_plane(ps);
     return p->layout == KB_LAYOUT_NCX && kb_dts_all(&p->dt, KB_F32) &&

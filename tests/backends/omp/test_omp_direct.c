@@ -9,15 +9,15 @@
 #include <stdlib.h>
 
 #include "backends/omp/omp_kernels.h"
+#include "kernels/random.h"
 #include "tests/check.h"
 
 enum { NR = KB_OMP_NR };
 
-/* A small integer in [-4, 4] from a linear congruential sequence. */
+/* A small integer in [-4, 4] from kbench's generator. */
 static float small_int(uint64_t *state)
 {
-    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (float)((int)(*state >> 33) % 9 - 4);
+    return (float)((int)(kb_splitmix64(state) % 9) - 4);
 }
 
 /* Runs the loop on random operands of these sizes and compares every
@@ -42,8 +42,8 @@ static void check_direct(int64_t m, int64_t k, int64_t od, int64_t oh,
     for (int64_t i = 0; i < img_elems + NR; i++)
         img[i] = small_int(&state);
     for (int64_t i = 0; i < k; i++)
-        off[i] = (int64_t)((state = state * 6364136223846793005ULL + 1) >> 33) %
-                 (img_elems - cols + 1);
+        off[i] = (int64_t)(kb_splitmix64(&state) %
+                           (uint64_t)(img_elems - cols + 1));
     for (int64_t i = 0; i < m * k; i++)
         wei[i] = small_int(&state);
     for (int64_t i = 0; i < m; i++)
