@@ -993,6 +993,8 @@ kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p)
     const kb_conv_desc *d = &p->conv;
     if (d->ic != d->g)
         return KB_OMP_CONV_GEMM;
+    if (kb_omp_dw_rows_fit(p))
+        return KB_OMP_CONV_DW_NCX_ROWS;
     if (p->layout == KB_LAYOUT_NCX)
         return d->kw <= DW_NCX_MAX_KW ? KB_OMP_CONV_DW_NCX : KB_OMP_CONV_GEMM;
     return d->kd * d->kh * d->kw <= DW_NXC_MAX_TAPS ? KB_OMP_CONV_DW_NXC
@@ -1005,6 +1007,9 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
 {
     const kb_conv_desc *d = &p->conv;
     switch (kb_omp_conv_path_of(p)) {
+    case KB_OMP_CONV_DW_NCX_ROWS:
+        kb_omp_dw_rows(p, t, nthreads);
+        return;
     case KB_OMP_CONV_DW_NCX:
         dw_ncx(p, t, nthreads);
         return;

@@ -295,15 +295,24 @@ void kb_omp_workspace_free(kb_omp_workspace *ws);
 void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws);
 
 /* The ways a convolution is computed (omp_conv.c states each one's
- * limits): a direct depthwise loop per layout, or the grouped implicit
+ * limits): a direct depthwise loop per layout (NCX's stride-1 2D layers
+ * on rows of a padded copy, below, where they fit), or the grouped implicit
  * GEMM, the only one that needs the workspace and, for NXC, the weight
  * reorder.  The dispatcher and the plan's sizing both ask this. */
 typedef enum {
+    KB_OMP_CONV_DW_NCX_ROWS,
     KB_OMP_CONV_DW_NCX,
     KB_OMP_CONV_DW_NXC,
     KB_OMP_CONV_GEMM
 } kb_omp_conv_path;
 kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p);
+
+/* Depthwise NCX, 2D, an output row at a time from
+ * zero-bordered copies of the input rows it reads (omp_conv_dw_rows.c):
+ * any type, stride, dilation and channel multiplier, where the copies of one
+ * output row's taps fit its stack buffer. */
+bool kb_omp_dw_rows_fit(const kb_problem *p);
+void kb_omp_dw_rows(const kb_problem *p, const kb_tensors *t, int nthreads);
 
 /* The direct convolution (omp_conv_direct.c), one image and group:
  * dst[m, pixels] = wei[m, k] x B[k, columns], B's row k the floats of img
