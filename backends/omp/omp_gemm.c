@@ -201,11 +201,18 @@ static void tile_store_rows(v16sf acc[][NV], int64_t m,
     }
 }
 
-/* Write the m x n corner (m <= the kernel's mr, n <= NR) of acc; inline
- * in the macro-kernel, so full f32 tiles go from the kernel's registers
- * to C. */
+/* Write the m x n corner (m <= the kernel's mr, n <= NR) of acc to the
+ * tile at row i0, column j0 of u's block; inline in the macro-kernel, so
+ * full f32 tiles go from the kernel's registers to C.  The fast path
+ * offsets its pointers itself: a tile_update_at copy per tile (three
+ * pointers stored, then the struct read back as vectors) stalled on
+ * store forwarding, a third of the macro-kernel's time on DeepCAM's
+ * 64-deep 1x1 layers. */
+static void tile_store_slow(v16sf acc[][NV], int64_t m, int64_t n,
+                            const tile_update *u);
 static inline __attribute__((always_inline)) void
-tile_store(v16sf acc[][NV], int64_t m, int64_t n, const tile_update *u)
+tile_store(v16sf acc[][NV], int64_t m, int64_t n, const tile_update *u,
+           int64_t i0, int64_t j0)
 {
     bool reads = u->beta != 0.0f;
     bool rows = n == NR && (!reads || u->in.cs == 1) && u->out.cs == 1;
@@ -216,12 +223,17 @@ tile_store(v16sf acc[][NV], int64_t m, int64_t n, const tile_update *u)
          * per contiguous column: whole vectors (a convolution's bias went
          * through the element-wise store, a quarter of CosmoFlow
          * conv3d_1's GEMM time). */
-        const float *bias = u->bias;
+        const float *bias = u->bias ? (const float *)u->bias +
+                                          i0 * u->bias_rs + j0 * u->bias_cs
+                                    : NULL;
+        const float *in0 = (const float *)u->in.base + i0 * u->in.rs +
+                           j0 * u->in.cs;
+        float *out0 = (float *)u->out.base + i0 * u->out.rs + j0 * u->out.cs;
         for (int64_t i = 0; i < m; i++) {
             for (int v = 0; v < NV; v++) {
                 v16sf r = u->alpha * acc[i][v], t;
-                float *in = (float *)u->in.base + i * u->in.rs + 16 * v;
-                float *out = (float *)u->out.base + i * u->out.rs + 16 * v;
+                const float *in = in0 + i * u->in.rs + 16 * v;
+                float *out = out0 + i * u->out.rs + 16 * v;
                 if (reads) {
                     memcpy(&t, in, sizeof(t));
                     r += u->beta * t;
@@ -237,6 +249,16 @@ tile_store(v16sf acc[][NV], int64_t m, int64_t n, const tile_update *u)
         }
         return;
     }
+    tile_update tu = tile_update_at(u, i0, j0);
+    tile_store_slow(acc, m, n, &tu);
+}
+
+/* The other stores: 16-bit types, strided C, tile edges. */
+static void tile_store_slow(v16sf acc[][NV], int64_t m, int64_t n,
+                            const tile_update *u)
+{
+    bool rows = n == NR && (u->beta == 0.0f || u->in.cs == 1) &&
+                u->out.cs == 1;
     if (rows && (!u->bias || u->bias_cs <= 1)) {
         tile_store_rows(acc, m, u);
         return;
@@ -280,9 +302,9 @@ macro_body(const gemm_ctx *x, int64_t mc, int64_t nc, int64_t kc,
     for (int64_t jr = 0; jr < nc; jr += NR) {
         const char *b = pb + jr * kd * esize;
         for (int64_t ir = 0; ir < mc; ir += mr) {
-            tile_update tu = tile_update_at(u, ir, jr);
             kernel(kc, pa + ir * kd * esize, b, acc);
-            tile_store(acc, min64(mr, mc - ir), min64(NR, nc - jr), &tu);
+            tile_store(acc, min64(mr, mc - ir), min64(NR, nc - jr), u, ir,
+                       jr);
         }
     }
 }
@@ -328,15 +350,13 @@ static void macro_kernel_in_place(const gemm_ctx *x, int64_t ic,
         const float *b = pb + jr * kc;
         int64_t n = min64(NR, nc - jr);
         for (int64_t ir = 0; ir < whole; ir += MR) {
-            tile_update tu = tile_update_at(u, ir, jr);
             kb_omp_f32_8x32_strided_body(kc, a0 + ir * a->rs, a->rs, 1, b,
                                          acc);
-            tile_store(acc, MR, n, &tu);
+            tile_store(acc, MR, n, u, ir, jr);
         }
         if (whole < mc) {
-            tile_update tu = tile_update_at(u, whole, jr);
             kb_omp_f32_8x32_body(kc, abuf, b, acc);
-            tile_store(acc, mc - whole, n, &tu);
+            tile_store(acc, mc - whole, n, u, whole, jr);
         }
     }
 }
