@@ -22,6 +22,7 @@
 #include "omp_kernels.h"
 #include "omp_ukernel_f32_8x32.h"
 
+#include <omp.h>
 #include <string.h>
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR };
@@ -554,18 +555,20 @@ static void strided_copy_f32(float *out, const float *in, int64_t lo,
 }
 
 /* Image n of src into pad (zeros around it), split into its stride
- * phases (padded_size above), channels split among the threads.  A
- * stride along the row only comes with f32 (the shifted path is stride
- * 1, the direct path f32). */
+ * phases (padded_size above), channels split among the threads: the
+ * phase rows [row0, row0 + ps.h) of each phase plane, ps the window's
+ * size (the whole image: row0 0, ps padded_size_of's).  A stride along
+ * the row only comes with f32 (the shifted path is stride 1, the direct
+ * path f32). */
 static void pad_image(const kb_problem *p, const void *src, int64_t n,
-                      void *pad, int nthreads)
+                      void *pad, padded_size ps, int64_t row0, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
-    padded_size ps = padded_size_of(d);
     int64_t plane = padded_plane(ps), phases = phases_of(d);
+    int64_t ph = d->ph - row0 * d->sh;   /* the window's own padding */
     int64_t z0, z1, y0, y1, x0, x1;
     inside(d->id, d->pd, ps.d * d->sd, &z0, &z1);
-    inside(d->ih, d->ph, ps.h * d->sh, &y0, &y1);
+    inside(d->ih, ph, ps.h * d->sh, &y0, &y1);
     inside(d->iw, d->pw, ps.w * d->sw, &x0, &x1);
     size_t es = kb_dtype_size(p->dt.src);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
@@ -574,7 +577,7 @@ static void pad_image(const kb_problem *p, const void *src, int64_t n,
         memset(pc, 0, (size_t)(phases * plane) * es);
         for (int64_t z = z0; z < z1; z++)
             for (int64_t y = y0; y < y1; y++) {
-                int64_t Z = z + d->pd, Y = y + d->ph;
+                int64_t Z = z + d->pd, Y = y + ph;
                 int64_t row = ((Z % d->sd * d->sh + Y % d->sh) * d->sw * ps.d +
                                Z / d->sd) * ps.h + Y / d->sh;
                 const char *in = kb_omp_at(p->dt.src, src,
@@ -639,7 +642,8 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
     void *pad = ws->scratch;
     float *buf = (float *)((char *)ws->scratch + padded_image_bytes(p));
     for (int64_t n = 0; n < d->mb; n++) {
-        pad_image(p, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
+        pad_image(p, t->ptr[KB_ARG_SRC], n, pad, padded_size_of(d), 0,
+                  ws->nthreads);
         for (int64_t g = 0; g < d->g; g++)
             for (int64_t oz = 0; oz < d->od; oz++)
                 shifted_plane(p, t, pad, buf, n, g, oz, ws);
@@ -659,15 +663,44 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
  * GEMM path).  1x1 layers stay with the GEMM: unstrided they are plain
  * matrices, which its blocking suits better (DeepCAM's 728-channel pw2
  * ran at half the speed direct), and strided their copy would be all
- * phases for one read (D3 a quarter slower).  So do shallow layers on
- * big images, with fewer than DIRECT_MIN_REUSE multiply-adds per element
- * copied: the copy costs more than the packing it saves (DeepCAM's D1,
- * 72 per element, ran a fifth slower; the layers that gained have 500 or
- * more). */
+ * phases for one read (D3 a quarter slower).  Shallow layers on big
+ * images, with fewer than DIRECT_MIN_REUSE multiply-adds per element
+ * copied, do not copy the whole image: out in memory and back, the copy
+ * costs more than the packing it saves (DeepCAM's D1, 72 per element,
+ * ran a fifth slower; the layers that gained have 500 or more). */
 enum { DIRECT_WASTE = 7, DIRECT_MIN_REUSE = 256,
        DIRECT_REREAD_BYTES = 256 * 1024 };   /* a quarter of a 1 MB L2 */
 
-static bool direct_path(const kb_problem *p)
+/* Shallow 2D layers, below DIRECT_MIN_REUSE, run direct in bands of
+ * output rows instead: each thread copies the phase rows its band reads
+ * into its own buffer, DIRECT_BAND_BYTES at most so that it stays in L2,
+ * and runs the tile loop on it, so the copy never goes out to memory and
+ * back.  The buffer is the thread's B block of the GEMM workspace, which
+ * the direct path does not otherwise use. */
+enum { DIRECT_BAND_BYTES = 512 * 1024 };
+
+typedef enum { DIRECT_NONE, DIRECT_WHOLE, DIRECT_BANDS } direct_kind;
+
+/* A band's window of each phase plane: its output rows plus the taps'
+ * reach in phase rows. */
+static padded_size direct_band_size(const kb_conv_desc *d, int64_t out_rows)
+{
+    padded_size ps = padded_size_of(d);
+    ps.h = out_rows + (d->kh - 1) * (d->dh + 1) / d->sh;
+    return ps;
+}
+
+/* Output rows per band: as many as DIRECT_BAND_BYTES holds; 0 when not
+ * even one does. */
+static int64_t direct_band_rows(const kb_conv_desc *d)
+{
+    padded_size one = direct_band_size(d, 1);
+    int64_t row_bytes = d->ic * phases_of(d) * one.w * (int64_t)sizeof(float);
+    int64_t rows = DIRECT_BAND_BYTES / row_bytes - (one.h - 1);
+    return max64(min64(rows, d->oh), 0);
+}
+
+static direct_kind direct_kind_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
     padded_size ps = padded_size_of(d);
@@ -677,17 +710,27 @@ static bool direct_path(const kb_problem *p)
     int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
     int64_t copied = d->ic * phases_of(d) * padded_plane(ps);
-    return p->layout == KB_LAYOUT_NCX && kb_dts_all(&p->dt, KB_F32) &&
-           d->kd * d->kh * d->kw > 1 && macs >= DIRECT_MIN_REUSE * copied &&
-           (d->oc / d->g) % MR == 0 && out_px >= NR &&
-           kb_omp_ukernel_for(KB_F32, KB_F32)->kernel ==
-               kb_omp_ukernel_f32_8x32 &&
-           ceil_div(cols, NR) * DIRECT_WASTE <=
-               ceil_div(out_px, NR) * (DIRECT_WASTE + 1);
+    if (!(p->layout == KB_LAYOUT_NCX && kb_dts_all(&p->dt, KB_F32) &&
+          d->kd * d->kh * d->kw > 1 && (d->oc / d->g) % MR == 0 &&
+          out_px >= NR &&
+          kb_omp_ukernel_for(KB_F32, KB_F32)->kernel ==
+              kb_omp_ukernel_f32_8x32 &&
+          ceil_div(cols, NR) * DIRECT_WASTE <=
+              ceil_div(out_px, NR) * (DIRECT_WASTE + 1)))
+        return DIRECT_NONE;
+    if (macs >= DIRECT_MIN_REUSE * copied)
+        return DIRECT_WHOLE;
+    return d->kd == 1 && d->od == 1 && direct_band_rows(d) > 0 ? DIRECT_BANDS
+                                                              : DIRECT_NONE;
 }
 
-/* The scratch: the offsets of the reduction indices, then the padded
- * image and NR floats a last tile may read past it. */
+static bool direct_path(const kb_problem *p)
+{
+    return direct_kind_of(p) != DIRECT_NONE;
+}
+
+/* The scratch: the offsets of the reduction indices, then (whole) the
+ * padded image and NR floats a last tile may read past it. */
 static size_t direct_offsets_bytes(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
@@ -696,24 +739,20 @@ static size_t direct_offsets_bytes(const kb_problem *p)
 
 static size_t direct_scratch_bytes(const kb_problem *p)
 {
-    return direct_offsets_bytes(p) + padded_image_bytes(p) +
-           NR * sizeof(float);
+    return direct_offsets_bytes(p) +
+           (direct_kind_of(p) == DIRECT_WHOLE
+                ? padded_image_bytes(p) + NR * sizeof(float)
+                : 0);
 }
 
-static void direct_conv(const kb_problem *p, const kb_tensors *t,
-                        const kb_omp_workspace *ws)
+/* off[k]: where reduction index k = ((c*kd + kz)*kh + ky)*kw + kx (as W
+ * stores it) reads in a copy of phase planes of size ps. */
+static void direct_offsets(const kb_conv_desc *d, padded_size ps,
+                           int64_t *off)
 {
-    const kb_conv_desc *d = &p->conv;
-    padded_size ps = padded_size_of(d);
     int64_t plane = padded_plane(ps), phases = phases_of(d);
-    int64_t cg = d->ic / d->g, kg = d->oc / d->g;
-    int64_t red = cg * d->kd * d->kh * d->kw;
-    int64_t out_px = d->od * d->oh * d->ow;
-    int64_t *off = ws->scratch;
-    float *pad = (float *)((char *)ws->scratch + direct_offsets_bytes(p));
+    int64_t red = d->ic / d->g * d->kd * d->kh * d->kw;
     int64_t dz = d->dd + 1, dy = d->dh + 1, dx = d->dw + 1;
-    memset((char *)pad + padded_image_bytes(p), 0, NR * sizeof(float));
-    /* reduction index k = ((c*kd + kz)*kh + ky)*kw + kx, as W stores it */
     for (int64_t k = 0; k < red; k++) {
         int64_t kx = k % d->kw, ky = k / d->kw % d->kh;
         int64_t kz = k / (d->kw * d->kh) % d->kd, c = k / (d->kw * d->kh * d->kd);
@@ -723,25 +762,70 @@ static void direct_conv(const kb_problem *p, const kb_tensors *t,
                  (kz * dz / d->sd * ps.h + ky * dy / d->sh) * ps.w +
                  kx * dx / d->sw;
     }
+}
+
+/* Every group of image n from the copy pad (phase planes of size ps),
+ * output rows [y0, y0 + rows) (all of them: od planes, y0 0). */
+static void direct_groups(const kb_problem *p, const kb_tensors *t,
+                          const float *pad, padded_size ps, const int64_t *off,
+                          int64_t n, int64_t y0, int64_t rows, int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t plane = padded_plane(ps), phases = phases_of(d);
+    int64_t cg = d->ic / d->g, kg = d->oc / d->g;
+    int64_t red = cg * d->kd * d->kh * d->kw;
+    int64_t out_px = d->od * d->oh * d->ow;
+    for (int64_t g = 0; g < d->g; g++) {
+        kb_omp_direct_args a = {
+            .img = pad + g * cg * phases * plane,
+            .img_elems = cg * phases * plane,
+            .off = off,
+            .wei = (const float *)t->ptr[KB_ARG_WEI] + g * kg * red,
+            .m = kg, .k = red,
+            .bias = kb_problem_has_bias(p)
+                        ? (const float *)t->ptr[KB_ARG_BIA] + g * kg
+                        : NULL,
+            .dst = (float *)t->ptr[KB_ARG_DST] +
+                   (n * d->oc + g * kg) * out_px + y0 * d->ow,
+            .dst_cs = out_px,
+            .od = d->od, .oh = rows, .ow = d->ow,
+            .rows = ps.h, .row_w = ps.w,
+            .reread_bytes = DIRECT_REREAD_BYTES,
+        };
+        kb_omp_conv_direct(&a, nthreads);
+    }
+}
+
+static void direct_conv(const kb_problem *p, const kb_tensors *t,
+                        const kb_omp_workspace *ws)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t *off = ws->scratch;
+    if (direct_kind_of(p) == DIRECT_BANDS) {
+        int64_t band = direct_band_rows(d), nbands = ceil_div(d->oh, band);
+        padded_size bs = direct_band_size(d, band);
+        size_t copy_bytes =
+            (size_t)(d->ic * phases_of(d) * padded_plane(bs)) * sizeof(float);
+        direct_offsets(d, bs, off);
+#pragma omp parallel for collapse(2) schedule(static) num_threads(ws->nthreads)
+        for (int64_t n = 0; n < d->mb; n++)
+            for (int64_t b = 0; b < nbands; b++) {
+                float *buf = ws->bbuf[omp_get_thread_num()];
+                int64_t y0 = b * band;
+                pad_image(p, t->ptr[KB_ARG_SRC], n, buf, bs, y0, 1);
+                memset((char *)buf + copy_bytes, 0, NR * sizeof(float));
+                direct_groups(p, t, buf, bs, off, n, y0,
+                              min64(band, d->oh - y0), 1);
+            }
+        return;
+    }
+    padded_size ps = padded_size_of(d);
+    float *pad = (float *)((char *)ws->scratch + direct_offsets_bytes(p));
+    memset((char *)pad + padded_image_bytes(p), 0, NR * sizeof(float));
+    direct_offsets(d, ps, off);
     for (int64_t n = 0; n < d->mb; n++) {
-        pad_image(p, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
-        for (int64_t g = 0; g < d->g; g++) {
-            kb_omp_direct_args a = {
-                .img = pad + g * cg * phases * plane,
-                .img_elems = cg * phases * plane,
-                .off = off,
-                .wei = (const float *)t->ptr[KB_ARG_WEI] + g * kg * red,
-                .m = kg, .k = red,
-                .bias = kb_problem_has_bias(p)
-                            ? (const float *)t->ptr[KB_ARG_BIA] + g * kg
-                            : NULL,
-                .dst = (float *)t->ptr[KB_ARG_DST] + (n * d->oc + g * kg) * out_px,
-                .od = d->od, .oh = d->oh, .ow = d->ow,
-                .rows = ps.h, .row_w = ps.w,
-                .reread_bytes = DIRECT_REREAD_BYTES,
-            };
-            kb_omp_conv_direct(&a, ws->nthreads);
-        }
+        pad_image(p, t->ptr[KB_ARG_SRC], n, pad, ps, 0, ws->nthreads);
+        direct_groups(p, t, pad, ps, off, n, 0, d->oh, ws->nthreads);
     }
 }
 

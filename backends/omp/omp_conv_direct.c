@@ -32,17 +32,17 @@ int64_t kb_omp_direct_cols(const kb_omp_direct_args *a)
 static void store_tile(const kb_omp_direct_args *a, const float *t,
                        int64_t i0, int64_t j0, int64_t cols, bool first)
 {
-    int64_t plane = a->rows * a->row_w, out_plane = a->od * a->oh * a->ow;
+    int64_t plane = a->rows * a->row_w;
     int64_t jend = min64(j0 + NR, cols);
     int64_t z = j0 / plane, y = j0 % plane / a->row_w, x = j0 % a->row_w;
     for (int64_t j = j0; j < jend; x = 0) {
         int64_t len = min64(a->row_w - x, jend - j);
         if (y < a->oh && x < a->ow) {
             int64_t n = min64(len, a->ow - x);
-            float *o = a->dst + i0 * out_plane + (z * a->oh + y) * a->ow + x;
+            float *o = a->dst + i0 * a->dst_cs + (z * a->oh + y) * a->ow + x;
             const float *s = t + (j - j0);
             for (int i = 0; i < MR; i++) {
-                float *oi = o + i * out_plane;
+                float *oi = o + i * a->dst_cs;
                 const float *si = s + i * NR;
                 if (first) {
                     float b = a->bias ? a->bias[i0 + i] : 0.0f;

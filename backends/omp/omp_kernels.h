@@ -328,7 +328,8 @@ typedef struct {
     const float *wei;
     int64_t m, k;
     const float *bias;         /* m floats, or NULL */
-    float *dst;                /* m planes of od*oh*ow */
+    float *dst;                /* m planes of od*oh*ow, dst_cs apart */
+    int64_t dst_cs;
     int64_t od, oh, ow;
     int64_t rows, row_w;       /* the padded plane's rows and row width */
     int64_t reread_bytes;      /* what may be read again from cache (L2) */

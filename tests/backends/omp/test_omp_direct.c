@@ -51,7 +51,7 @@ static void check_direct(int64_t m, int64_t k, int64_t od, int64_t oh,
     for (int64_t i = 0; i <= m * out_px; i++)
         dst[i] = 1e30f;   /* poison: every output must be written */
     a.img = img, a.off = off, a.wei = wei, a.bias = bias ? b : NULL,
-    a.dst = dst;
+    a.dst = dst, a.dst_cs = out_px;
 
     kb_omp_conv_direct(&a, nthreads);
 
