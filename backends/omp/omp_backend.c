@@ -196,8 +196,10 @@ static void omp_describe(kb_info *info)
 #else
     kb_info_add(info, "vector_isa", "generic (compiler-lowered vectors)");
 #endif
-    kb_info_add(info, "conv", "f32 NCX: direct, the micro-kernel over the "
-                "taps of a padded stride-phase copy; otherwise implicit GEMM "
+    kb_info_add(info, "conv", "f32 NCX (and bf16, where the bf16 "
+                "micro-kernel has a direct form): direct, the micro-kernel "
+                "over the taps of a padded stride-phase copy (bf16: of "
+                "channel pairs); otherwise implicit GEMM "
                 "(im2col packed per panel; deep 2D stride-1 layers on a "
                 "padded copy); direct depthwise");
     kb_info_add(info, "conv_bwd", "BWD_D: the transposed forward (stride "

@@ -1,6 +1,6 @@
 /* omp_bf16_pairs.c - the bf16 pair panels that the dot-product
  * micro-kernels read (x86's vdpbf16ps and AMX's B tiles, Arm's BFDOT):
- * plain C, any architecture. */
+ * plain C, any architecture; and the direct convolution's pair copies. */
 #include "omp_kernels.h"
 
 /* Pair panels: vdpbf16ps multiplies bf16 pairs, (x[2i], x[2i+1]) in each
@@ -35,4 +35,19 @@ void kb_omp_bf16_to_pairs(const float *panels, int64_t width,
             for (int64_t j = 0; j < width; j++)
                 o[j] = pair_of(f, width, kc, k, j);
     }
+}
+
+/* The direct convolution pairs channels 2c and 2c+1 of the same tap and
+ * pixel, so its copies of the image and the weights interleave two rows
+ * (or one and zeros: an odd channel count's last). */
+void kb_omp_bf16_pair_row(uint32_t *out, const uint16_t *lo,
+                          const uint16_t *hi, int64_t n, int64_t stride)
+{
+    if (!hi) {
+        for (int64_t i = 0; i < n; i++)
+            out[i] = lo[i * stride];
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        out[i] = lo[i * stride] | (uint32_t)hi[i * stride] << 16;
 }

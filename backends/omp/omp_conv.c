@@ -543,8 +543,8 @@ static void inside(int64_t in, int64_t pad, int64_t n, int64_t *lo, int64_t *hi)
 }
 
 /* out[i] = in[i*stride + shift] for i in [lo, hi): one phase of a strided
- * row, f32 since only the direct path (f32 throughout) pads a strided
- * image.  A loop gcc vectorises: a memcpy of an element each, and a
+ * f32 row (only the direct path pads a strided image, and its bf16 copy
+ * is of pairs).  A loop gcc vectorises: a memcpy of an element each, and a
  * division for its phase, cost ResNet-50's stride-2 layers more than
  * their convolution. */
 static void strided_copy_f32(float *out, const float *in, int64_t lo,
@@ -554,26 +554,73 @@ static void strided_copy_f32(float *out, const float *in, int64_t lo,
         out[i] = in[i * stride + shift];
 }
 
+/* The units pad_image copies per group: its channels, or, as bf16
+ * pairs, half of them rounded up (channels 2c and 2c+1 in one 32-bit
+ * word, so that vdpbf16ps multiplies them with the weights' pair). */
+static int64_t copy_units(const kb_problem *p, bool pairs)
+{
+    int64_t cg = p->conv.ic / p->conv.g;
+    return pairs ? (cg + 1) / 2 : cg;
+}
+
+/* One input row of unit u (in its image) to its phase rows out, x in
+ * [x0, x1) of it inside the padding: channel u's row, or the pair of
+ * rows of channels 2c and 2c+1 of u's group (zero for a missing 2c+1). */
+static void copy_row(const kb_problem *p, bool pairs, const char *in,
+                     int64_t u, char *out, int64_t phase_step, int64_t x0,
+                     int64_t x1)
+{
+    const kb_conv_desc *d = &p->conv;
+    if (!pairs && d->sw == 1) {
+        size_t es = kb_dtype_size(p->dt.src);
+        memcpy(out + (size_t)(x0 + d->pw) * es, in + (size_t)x0 * es,
+               (size_t)(x1 - x0) * es);
+        return;
+    }
+    int64_t cg = d->ic / d->g, cu = copy_units(p, pairs);
+    int64_t in_plane = d->id * d->ih * d->iw, c = 2 * (u % cu);
+    const uint16_t *lo = (const uint16_t *)in;
+    const uint16_t *hi = c + 1 < cg ? lo + in_plane : NULL;
+    /* phase fx of the row: padded X = Xp*sw + fx, input x = X - pw in
+     * [x0, x1) */
+    for (int64_t fx = 0; fx < d->sw; fx++) {
+        int64_t l = ceil_div(max64(x0 + d->pw - fx, 0), d->sw);
+        int64_t h = ceil_div(max64(x1 + d->pw - fx, 0), d->sw);
+        int64_t shift = fx - d->pw;
+        char *o = out + fx * phase_step;
+        if (pairs)
+            kb_omp_bf16_pair_row((uint32_t *)o + l, lo + l * d->sw + shift,
+                                 hi ? hi + l * d->sw + shift : NULL, h - l,
+                                 d->sw);
+        else
+            strided_copy_f32((float *)o, (const float *)in, l, h, d->sw,
+                             shift);
+    }
+}
+
 /* Image n of src into pad (zeros around it), split into its stride
- * phases (padded_size above), channels split among the threads: the
- * phase rows [row0, row0 + ps.h) of each phase plane, ps the window's
- * size (the whole image: row0 0, ps padded_size_of's).  A stride along
- * the row only comes with f32 (the shifted path is stride 1, the direct
- * path f32). */
-static void pad_image(const kb_problem *p, const void *src, int64_t n,
-                      void *pad, padded_size ps, int64_t row0, int nthreads)
+ * phases (padded_size above), units (copy_units) split among the
+ * threads: the phase rows [row0, row0 + ps.h) of each phase plane, ps
+ * the window's size (the whole image: row0 0, ps padded_size_of's).  A
+ * stride along the row only comes with f32 or pairs (the shifted path
+ * is stride 1, the direct path f32 or bf16 pairs). */
+static void pad_image(const kb_problem *p, bool pairs, const void *src,
+                      int64_t n, void *pad, padded_size ps, int64_t row0,
+                      int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
     int64_t plane = padded_plane(ps), phases = phases_of(d);
     int64_t ph = d->ph - row0 * d->sh;   /* the window's own padding */
+    int64_t cg = d->ic / d->g, cu = copy_units(p, pairs);
     int64_t z0, z1, y0, y1, x0, x1;
     inside(d->id, d->pd, ps.d * d->sd, &z0, &z1);
     inside(d->ih, ph, ps.h * d->sh, &y0, &y1);
     inside(d->iw, d->pw, ps.w * d->sw, &x0, &x1);
-    size_t es = kb_dtype_size(p->dt.src);
+    size_t es = pairs ? sizeof(uint32_t) : kb_dtype_size(p->dt.src);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
-    for (int64_t c = 0; c < d->ic; c++) {
-        char *pc = (char *)pad + (size_t)(c * phases * plane) * es;
+    for (int64_t u = 0; u < d->g * cu; u++) {
+        int64_t c = u / cu * cg + (pairs ? 2 : 1) * (u % cu);
+        char *pc = (char *)pad + (size_t)(u * phases * plane) * es;
         memset(pc, 0, (size_t)(phases * plane) * es);
         for (int64_t z = z0; z < z1; z++)
             for (int64_t y = y0; y < y1; y++) {
@@ -583,20 +630,8 @@ static void pad_image(const kb_problem *p, const void *src, int64_t n,
                 const char *in = kb_omp_at(p->dt.src, src,
                                            (((n * d->ic + c) * d->id + z) *
                                             d->ih + y) * d->iw);
-                if (d->sw == 1) {
-                    memcpy(pc + (size_t)(row * ps.w + x0 + d->pw) * es,
-                           in + (size_t)x0 * es, (size_t)(x1 - x0) * es);
-                    continue;
-                }
-                /* phase fx of the row: padded X = Xp*sw + fx, input
-                 * x = X - pw in [x0, x1) */
-                for (int64_t fx = 0; fx < d->sw; fx++) {
-                    int64_t lo = ceil_div(max64(x0 + d->pw - fx, 0), d->sw);
-                    int64_t hi = ceil_div(max64(x1 + d->pw - fx, 0), d->sw);
-                    char *out = pc + (size_t)((row + fx * ps.d * ps.h) * ps.w) * es;
-                    strided_copy_f32((float *)out, (const float *)in, lo, hi,
-                                     d->sw, fx - d->pw);
-                }
+                copy_row(p, pairs, in, u, pc + (size_t)(row * ps.w) * es,
+                         (int64_t)((size_t)(ps.d * ps.h * ps.w) * es), x0, x1);
             }
     }
 }
@@ -642,7 +677,7 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
     void *pad = ws->scratch;
     float *buf = (float *)((char *)ws->scratch + padded_image_bytes(p));
     for (int64_t n = 0; n < d->mb; n++) {
-        pad_image(p, t->ptr[KB_ARG_SRC], n, pad, padded_size_of(d), 0,
+        pad_image(p, false, t->ptr[KB_ARG_SRC], n, pad, padded_size_of(d), 0,
                   ws->nthreads);
         for (int64_t g = 0; g < d->g; g++)
             for (int64_t oz = 0; oz < d->od; oz++)
@@ -650,17 +685,21 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
     }
 }
 
-/* ---- direct, on a padded phase-split copy (NCX, f32) ----
+/* ---- direct, on a padded phase-split copy (NCX, f32 or bf16) ----
  * The copy of pad_image makes every tap (c, kz, ky, kx) of output pixel
  * (oz, oy, ox) element (oz*H + oy)*W + ox of a phase plane, plus the
  * tap's offset: kb_omp_conv_direct (omp_conv_direct.c) runs the
  * micro-kernel over it in place, one offset per reduction index, with no
  * panel packed.  Any stride and dilation; taken where the padded rows'
  * dropped columns add at most 1/DIRECT_WASTE to the column tiles the
- * im2col path computes (wide dilations add more), with f32 throughout,
- * whole MR-row blocks of weights, and the f32 micro-kernel it inlines
- * being the start-up choice (x86; Arm's SVE and NEON kernels take the
- * GEMM path).  1x1 layers stay with the GEMM: unstrided they are plain
+ * im2col path computes (wide dilations add more), with whole MR-row
+ * blocks of weights, and either f32 throughout with the f32 micro-kernel
+ * it inlines being the start-up choice (x86; Arm's SVE and NEON kernels
+ * take the GEMM path), or bf16 src and weights with the start-up choice
+ * for bf16 having a direct kernel (AVX512-BF16's; AMX takes the GEMM):
+ * then the image is copied as pairs of channels and the weights are
+ * rewritten as pairs, in the timed run (direct_pairs).  1x1 layers stay
+ * with the GEMM: unstrided they are plain
  * matrices, which its blocking suits better (DeepCAM's 728-channel pw2
  * ran at half the speed direct), and strided their copy would be all
  * phases for one read (D3 a quarter slower).  Shallow layers on big
@@ -681,6 +720,30 @@ enum { DIRECT_BAND_BYTES = 512 * 1024 };
 
 typedef enum { DIRECT_NONE, DIRECT_WHOLE, DIRECT_BANDS } direct_kind;
 
+/* Whether p's operands suit the direct path, and as bf16 pairs. */
+static bool direct_pairs(const kb_problem *p)
+{
+    return p->dt.src == KB_BF16 && p->dt.wei == KB_BF16 &&
+           (p->dt.dst == KB_BF16 || p->dt.dst == KB_F32) &&
+           kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct;
+}
+
+static bool direct_types(const kb_problem *p)
+{
+    return direct_pairs(p) ||
+           (kb_dts_all(&p->dt, KB_F32) &&
+            kb_omp_ukernel_for(KB_F32, KB_F32)->kernel ==
+                kb_omp_ukernel_f32_8x32);
+}
+
+/* The copy's 32-bit words (f32 values or pairs) for phase planes of
+ * size ps. */
+static int64_t direct_copy_words(const kb_problem *p, padded_size ps)
+{
+    return p->conv.g * copy_units(p, direct_pairs(p)) * phases_of(&p->conv) *
+           padded_plane(ps);
+}
+
 /* A band's window of each phase plane: its output rows plus the taps'
  * reach in phase rows. */
 static padded_size direct_band_size(const kb_conv_desc *d, int64_t out_rows)
@@ -692,10 +755,11 @@ static padded_size direct_band_size(const kb_conv_desc *d, int64_t out_rows)
 
 /* Output rows per band: as many as DIRECT_BAND_BYTES holds; 0 when not
  * even one does. */
-static int64_t direct_band_rows(const kb_conv_desc *d)
+static int64_t direct_band_rows(const kb_problem *p)
 {
+    const kb_conv_desc *d = &p->conv;
     padded_size one = direct_band_size(d, 1);
-    int64_t row_bytes = d->ic * phases_of(d) * one.w * (int64_t)sizeof(float);
+    int64_t row_bytes = direct_copy_words(p, one) / one.h * 4;
     int64_t rows = DIRECT_BAND_BYTES / row_bytes - (one.h - 1);
     return max64(min64(rows, d->oh), 0);
 }
@@ -709,18 +773,16 @@ static direct_kind direct_kind_of(const kb_problem *p)
                                  .rows = ps.h, .row_w = ps.w };
     int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
-    int64_t copied = d->ic * phases_of(d) * padded_plane(ps);
-    if (!(p->layout == KB_LAYOUT_NCX && kb_dts_all(&p->dt, KB_F32) &&
+    if (!(p->layout == KB_LAYOUT_NCX && direct_types(p) &&
           d->kd * d->kh * d->kw > 1 && (d->oc / d->g) % MR == 0 &&
           out_px >= NR &&
-          kb_omp_ukernel_for(KB_F32, KB_F32)->kernel ==
-              kb_omp_ukernel_f32_8x32 &&
           ceil_div(cols, NR) * DIRECT_WASTE <=
               ceil_div(out_px, NR) * (DIRECT_WASTE + 1)))
         return DIRECT_NONE;
-    if (macs >= DIRECT_MIN_REUSE * copied)
+    /* per channel copied, pairs or not: the copy's cost is its bytes */
+    if (macs >= DIRECT_MIN_REUSE * d->ic * phases_of(d) * padded_plane(ps))
         return DIRECT_WHOLE;
-    return d->kd == 1 && d->od == 1 && direct_band_rows(d) > 0 ? DIRECT_BANDS
+    return d->kd == 1 && d->od == 1 && direct_band_rows(p) > 0 ? DIRECT_BANDS
                                                               : DIRECT_NONE;
 }
 
@@ -729,64 +791,103 @@ static bool direct_path(const kb_problem *p)
     return direct_kind_of(p) != DIRECT_NONE;
 }
 
-/* The scratch: the offsets of the reduction indices, then (whole) the
- * padded image and NR floats a last tile may read past it. */
-static size_t direct_offsets_bytes(const kb_problem *p)
+/* The reduction's words per output channel: channels (or pairs) by taps. */
+static int64_t direct_red(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
-    return (size_t)(d->ic / d->g * d->kd * d->kh * d->kw) * sizeof(int64_t);
+    return copy_units(p, direct_pairs(p)) * d->kd * d->kh * d->kw;
 }
 
-static size_t direct_scratch_bytes(const kb_problem *p)
+/* The scratch, in this order: the offsets of the reduction indices; for
+ * pairs, the weights as pairs; for pairs into a 16-bit dst, whole, one
+ * group's f32 partial sums (kb_omp_direct_args's part); whole, the
+ * padded image and NR words a last tile may read past it. */
+typedef struct {
+    size_t off, wei, part, image, total;
+} direct_scratch;
+
+static direct_scratch direct_scratch_of(const kb_problem *p)
 {
-    return direct_offsets_bytes(p) +
-           (direct_kind_of(p) == DIRECT_WHOLE
-                ? padded_image_bytes(p) + NR * sizeof(float)
-                : 0);
+    const kb_conv_desc *d = &p->conv;
+    bool pairs = direct_pairs(p), whole = direct_kind_of(p) == DIRECT_WHOLE;
+    direct_scratch s = { .off = 0 };
+    s.wei = s.off + (size_t)direct_red(p) * sizeof(int64_t);
+    s.part = s.wei + (pairs ? (size_t)(d->oc * direct_red(p)) * 4 : 0);
+    s.image = s.part + (pairs && whole && p->dt.dst != KB_F32
+                            ? (size_t)(d->oc / d->g * d->od * d->oh * d->ow) *
+                                  sizeof(float)
+                            : 0);
+    s.total = s.image + (whole ? (size_t)direct_copy_words(
+                                     p, padded_size_of(d)) * 4 + NR * 4
+                               : 0);
+    return s;
 }
 
-/* off[k]: where reduction index k = ((c*kd + kz)*kh + ky)*kw + kx (as W
- * stores it) reads in a copy of phase planes of size ps. */
-static void direct_offsets(const kb_conv_desc *d, padded_size ps,
-                           int64_t *off)
+/* off[k]: where reduction index k = ((u*kd + kz)*kh + ky)*kw + kx (as W
+ * stores it, u the channel, or the pair's unit) reads in a copy of phase
+ * planes of size ps. */
+static void direct_offsets(const kb_problem *p, padded_size ps, int64_t *off)
 {
+    const kb_conv_desc *d = &p->conv;
     int64_t plane = padded_plane(ps), phases = phases_of(d);
-    int64_t red = d->ic / d->g * d->kd * d->kh * d->kw;
     int64_t dz = d->dd + 1, dy = d->dh + 1, dx = d->dw + 1;
-    for (int64_t k = 0; k < red; k++) {
+    for (int64_t k = 0; k < direct_red(p); k++) {
         int64_t kx = k % d->kw, ky = k / d->kw % d->kh;
-        int64_t kz = k / (d->kw * d->kh) % d->kd, c = k / (d->kw * d->kh * d->kd);
+        int64_t kz = k / (d->kw * d->kh) % d->kd, u = k / (d->kw * d->kh * d->kd);
         int64_t phase = (kz * dz % d->sd * d->sh + ky * dy % d->sh) * d->sw +
                         kx * dx % d->sw;
-        off[k] = (c * phases + phase) * plane +
+        off[k] = (u * phases + phase) * plane +
                  (kz * dz / d->sd * ps.h + ky * dy / d->sh) * ps.w +
                  kx * dx / d->sw;
     }
 }
 
+/* The weights as pairs, each row's channels 2c and 2c+1 of a tap in one
+ * word (the unit's of pad_image), rows split among the threads. */
+static void direct_pair_weights(const kb_problem *p, const uint16_t *wei,
+                                uint32_t *out, int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t cg = d->ic / d->g, cu = copy_units(p, true);
+    int64_t taps = d->kd * d->kh * d->kw;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (int64_t r = 0; r < d->oc; r++)
+        for (int64_t u = 0; u < cu; u++) {
+            const uint16_t *lo = wei + (r * cg + 2 * u) * taps;
+            kb_omp_bf16_pair_row(out + (r * cu + u) * taps, lo,
+                                 2 * u + 1 < cg ? lo + taps : NULL, taps, 1);
+        }
+}
+
 /* Every group of image n from the copy pad (phase planes of size ps),
- * output rows [y0, y0 + rows) (all of them: od planes, y0 0). */
+ * output rows [y0, y0 + rows) (all of them: od planes, y0 0); wei the
+ * weights as the kernel reads them, part as in kb_omp_direct_args. */
 static void direct_groups(const kb_problem *p, const kb_tensors *t,
-                          const float *pad, padded_size ps, const int64_t *off,
+                          const uint32_t *pad, padded_size ps,
+                          const int64_t *off, const void *wei, float *part,
                           int64_t n, int64_t y0, int64_t rows, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t plane = padded_plane(ps), phases = phases_of(d);
-    int64_t cg = d->ic / d->g, kg = d->oc / d->g;
-    int64_t red = cg * d->kd * d->kh * d->kw;
+    int64_t kg = d->oc / d->g, red = direct_red(p);
+    int64_t img = direct_copy_words(p, ps) / d->g;
     int64_t out_px = d->od * d->oh * d->ow;
     for (int64_t g = 0; g < d->g; g++) {
         kb_omp_direct_args a = {
-            .img = pad + g * cg * phases * plane,
-            .img_elems = cg * phases * plane,
+            .img = pad + g * img,
+            .img_elems = img,
             .off = off,
-            .wei = (const float *)t->ptr[KB_ARG_WEI] + g * kg * red,
+            .wei = (const uint32_t *)wei + g * kg * red,
+            .kernel = direct_pairs(p)
+                          ? kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct
+                          : NULL,
             .m = kg, .k = red,
+            .dst_dt = p->dt.dst,
             .bias = kb_problem_has_bias(p)
-                        ? (const float *)t->ptr[KB_ARG_BIA] + g * kg
+                        ? kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA], g * kg)
                         : NULL,
-            .dst = (float *)t->ptr[KB_ARG_DST] +
-                   (n * d->oc + g * kg) * out_px + y0 * d->ow,
+            .dst = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
+                             (n * d->oc + g * kg) * out_px + y0 * d->ow),
+            .part = part,
             .dst_cs = out_px,
             .od = d->od, .oh = rows, .ow = d->ow,
             .rows = ps.h, .row_w = ps.w,
@@ -800,32 +901,42 @@ static void direct_conv(const kb_problem *p, const kb_tensors *t,
                         const kb_omp_workspace *ws)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t *off = ws->scratch;
+    direct_scratch s = direct_scratch_of(p);
+    char *scratch = ws->scratch;
+    int64_t *off = (int64_t *)(scratch + s.off);
+    bool pairs = direct_pairs(p);
+    const void *wei = t->ptr[KB_ARG_WEI];
+    if (pairs) {
+        direct_pair_weights(p, wei, (uint32_t *)(scratch + s.wei),
+                            ws->nthreads);
+        wei = scratch + s.wei;
+    }
     if (direct_kind_of(p) == DIRECT_BANDS) {
-        int64_t band = direct_band_rows(d), nbands = ceil_div(d->oh, band);
+        int64_t band = direct_band_rows(p), nbands = ceil_div(d->oh, band);
         padded_size bs = direct_band_size(d, band);
-        size_t copy_bytes =
-            (size_t)(d->ic * phases_of(d) * padded_plane(bs)) * sizeof(float);
-        direct_offsets(d, bs, off);
+        size_t copy_bytes = (size_t)direct_copy_words(p, bs) * 4;
+        direct_offsets(p, bs, off);
 #pragma omp parallel for collapse(2) schedule(static) num_threads(ws->nthreads)
         for (int64_t n = 0; n < d->mb; n++)
             for (int64_t b = 0; b < nbands; b++) {
-                float *buf = ws->bbuf[omp_get_thread_num()];
+                uint32_t *buf = (uint32_t *)ws->bbuf[omp_get_thread_num()];
                 int64_t y0 = b * band;
-                pad_image(p, t->ptr[KB_ARG_SRC], n, buf, bs, y0, 1);
-                memset((char *)buf + copy_bytes, 0, NR * sizeof(float));
-                direct_groups(p, t, buf, bs, off, n, y0,
+                pad_image(p, pairs, t->ptr[KB_ARG_SRC], n, buf, bs, y0, 1);
+                memset((char *)buf + copy_bytes, 0, NR * 4);
+                direct_groups(p, t, buf, bs, off, wei, NULL, n, y0,
                               min64(band, d->oh - y0), 1);
             }
         return;
     }
     padded_size ps = padded_size_of(d);
-    float *pad = (float *)((char *)ws->scratch + direct_offsets_bytes(p));
-    memset((char *)pad + padded_image_bytes(p), 0, NR * sizeof(float));
-    direct_offsets(d, ps, off);
+    uint32_t *pad = (uint32_t *)(scratch + s.image);
+    float *part = s.image > s.part ? (float *)(scratch + s.part) : NULL;
+    memset(pad + direct_copy_words(p, ps), 0, NR * 4);
+    direct_offsets(p, ps, off);
     for (int64_t n = 0; n < d->mb; n++) {
-        pad_image(p, t->ptr[KB_ARG_SRC], n, pad, ps, 0, ws->nthreads);
-        direct_groups(p, t, pad, ps, off, n, 0, d->oh, ws->nthreads);
+        pad_image(p, pairs, t->ptr[KB_ARG_SRC], n, pad, ps, 0, ws->nthreads);
+        direct_groups(p, t, pad, ps, off, wei, part, n, 0, d->oh,
+                      ws->nthreads);
     }
 }
 
@@ -838,7 +949,7 @@ kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
     return (kb_omp_ws_need){ wei_is_a ? p->dt.wei : p->dt.src,
                              wei_is_a ? p->dt.src : p->dt.wei,
                              kb_omp_gemm_acc_elems(a.m, a.n, a.k, p->dt.dst),
-                             direct_path(p)    ? direct_scratch_bytes(p)
+                             direct_path(p)    ? direct_scratch_of(p).total
                              : shifted_path(p) ? shifted_scratch_bytes(p)
                                                : 0 };
 }

@@ -3,8 +3,9 @@
  * Georganas et al., SC18, work this way).  omp_conv.c pads the image once
  * (and splits it into stride phases), so that every tap of every output
  * pixel is in bounds and a run of output pixels reads a run of the copy;
- * here the micro-kernel reads B's row for tap k in place, NR floats at
- * img + off[k] + j, and A (the weights) in place too.  Nothing is packed:
+ * here the micro-kernel reads B's row for tap k in place, NR words at
+ * img + off[k] + j (f32 values, or bf16 pairs of channels), and A (the
+ * weights) in place too.  Nothing is packed:
  * what the im2col path spends gathering panels (a fifth to a third of
  * ResNet-50's 3x3 layers) is gone, for some columns computed and dropped
  * (the padded rows' ends). */
@@ -26,11 +27,34 @@ int64_t kb_omp_direct_cols(const kb_omp_direct_args *a)
     return ((a->od - 1) * a->rows + a->oh - 1) * a->row_w + a->ow;
 }
 
+/* Row i of a tile's columns, n of them, at element o of dst: the sums
+ * so far (none over the first slice of the reduction, which adds the
+ * bias instead) plus the tile's, to dst over the last slice (rounded to
+ * dst_dt) and to the partial sums before it. */
+static void store_row(const kb_omp_direct_args *a, const float *t, int64_t i,
+                      int64_t o, int64_t n, bool first, bool last)
+{
+    float *sums = a->part ? a->part : (float *)a->dst;
+    float v[NR];
+    if (first) {
+        float b = a->bias ? kb_omp_elem(a->dst_dt, a->bias, i) : 0.0f;
+        for (int64_t c = 0; c < n; c++)
+            v[c] = t[c] + b;
+    } else {
+        for (int64_t c = 0; c < n; c++)
+            v[c] = t[c] + sums[o + c];
+    }
+    if (last)
+        kb_omp_narrow(a->dst_dt, v, n, a->dst, o);
+    else
+        memcpy(sums + o, v, (size_t)n * sizeof(float));
+}
+
 /* The tile's columns [j0, j0 + NR) that are output pixels, rows
- * [i0, i0 + MR), to dst: with the bias over the first slice of the
- * reduction, added to what is there over the others. */
+ * [i0, i0 + MR), out (store_row). */
 static void store_tile(const kb_omp_direct_args *a, const float *t,
-                       int64_t i0, int64_t j0, int64_t cols, bool first)
+                       int64_t i0, int64_t j0, int64_t cols, bool first,
+                       bool last)
 {
     int64_t plane = a->rows * a->row_w;
     int64_t jend = min64(j0 + NR, cols);
@@ -38,21 +62,10 @@ static void store_tile(const kb_omp_direct_args *a, const float *t,
     for (int64_t j = j0; j < jend; x = 0) {
         int64_t len = min64(a->row_w - x, jend - j);
         if (y < a->oh && x < a->ow) {
-            int64_t n = min64(len, a->ow - x);
-            float *o = a->dst + i0 * a->dst_cs + (z * a->oh + y) * a->ow + x;
-            const float *s = t + (j - j0);
-            for (int i = 0; i < MR; i++) {
-                float *oi = o + i * a->dst_cs;
-                const float *si = s + i * NR;
-                if (first) {
-                    float b = a->bias ? a->bias[i0 + i] : 0.0f;
-                    for (int64_t c = 0; c < n; c++)
-                        oi[c] = si[c] + b;
-                } else {
-                    for (int64_t c = 0; c < n; c++)
-                        oi[c] += si[c];
-                }
-            }
+            int64_t o = i0 * a->dst_cs + (z * a->oh + y) * a->ow + x;
+            for (int i = 0; i < MR; i++)
+                store_row(a, t + i * NR + (j - j0), i0 + i, o + i * a->dst_cs,
+                          min64(len, a->ow - x), first, last);
         }
         j += len;
         if (++y == a->rows) {
@@ -68,11 +81,19 @@ static inline void tile(const kb_omp_direct_args *a, int64_t ib, int64_t jb,
 {
     kb_v16sf acc[MR][NV] __attribute__((aligned(64)));
     const int64_t *off = a->off + k0;
-    if (!off)   /* never: tells gcc to drop the packed-B loop */
-        __builtin_unreachable();
-    kb_omp_f32_8x32_general_body(kc, a->wei + ib * MR * a->k + k0, a->k, 1,
-                                 a->img + jb * NR, off, acc);
-    store_tile(a, (const float *)acc, ib * MR, jb * NR, cols, k0 == 0);
+    if (a->kernel)
+        a->kernel(kc, (const uint32_t *)a->wei + ib * MR * a->k + k0, a->k,
+                  (const uint32_t *)a->img + jb * NR, off, acc);
+    else {
+        if (!off)   /* never: tells gcc to drop the packed-B loop */
+            __builtin_unreachable();
+        kb_omp_f32_8x32_general_body(kc, (const float *)a->wei +
+                                             ib * MR * a->k + k0,
+                                     a->k, 1, (const float *)a->img + jb * NR,
+                                     off, acc);
+    }
+    store_tile(a, (const float *)acc, ib * MR, jb * NR, cols, k0 == 0,
+               k0 + kc == a->k);
 }
 
 void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
@@ -88,11 +109,14 @@ void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
      * that it stays in L2 (a whole deep image,
      * ResNet-50's res4a's 0.9 MB, read again for each row block ran a
      * fifth slower than the im2col path); each slice past the first adds
-     * its sums to dst. */
+     * its sums to dst's (or part's: a 16-bit dst cannot hold them, and
+     * without part the reduction is not cut). */
     bool rows_outer = a->m * a->k > a->img_elems;
     int64_t reread = rows_outer ? a->img_elems : a->m * a->k;
-    int64_t slices = ceil_div(reread * (int64_t)sizeof(float),
-                              a->reread_bytes);
+    int64_t slices = a->dst_dt == KB_F32 || a->part
+                         ? ceil_div(reread * (int64_t)sizeof(float),
+                                    a->reread_bytes)
+                         : 1;
     int64_t step = ceil_div(a->k, slices);
     if (rows_outer) {
         /* each slice of the image is read by every row block */

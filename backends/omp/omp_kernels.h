@@ -65,6 +65,14 @@ typedef void (*kb_omp_to_pairs_fn)(const float *panels, int64_t width,
                                    int64_t extent, int64_t kc, int64_t kd,
                                    uint32_t *out);
 
+/* The direct convolution's kernel for a pair format (omp_conv_direct.c):
+ * acc (KB_OMP_MR rows of NR floats) = the kc-deep product of MR rows of
+ * pairs read in place (row i's pair k at a[i*a_rs + k]) and B's pair
+ * rows k, the NR 32-bit words at b + b_off[k] (unaligned). */
+typedef void (*kb_omp_direct_fn)(int64_t kc, const uint32_t *a, int64_t a_rs,
+                                 const uint32_t *b, const int64_t *b_off,
+                                 kb_v16sf acc[][KB_OMP_NR / 16]);
+
 /* One table entry: how operands of storage type dt are multiplied. */
 typedef struct {
     const char *isa;           /* KBENCH_OMP_UKERNEL's name for it */
@@ -76,6 +84,10 @@ typedef struct {
      * kpad the multiple of k they are padded to */
     kb_omp_to_pairs_fn to_pairs_a, to_pairs_b;
     int kpad;
+    /* bf16 only: the direct convolution's kernel on pair copies of the
+     * image and weights (kb_omp_bf16_pair_rows), or NULL: that type
+     * takes the GEMM */
+    kb_omp_direct_fn direct;
     /* Per thread, around its share of one GEMM, or NULL (AMX's tile
      * configuration: another library in the process may change it
      * between GEMMs) */
@@ -315,25 +327,38 @@ bool kb_omp_dw_rows_fit(const kb_problem *p);
 void kb_omp_dw_rows(const kb_problem *p, const kb_tensors *t, int nthreads);
 
 /* The direct convolution (omp_conv_direct.c), one image and group:
- * dst[m, pixels] = wei[m, k] x B[k, columns], B's row k the floats of img
- * from off[k] on, the columns the padded output volume's (column j =
- * (oz*rows + oy)*row_w + ox), those with oy >= oh or ox >= ow computed
- * and dropped.  img must hold off[k] + columns + NR - 1 floats for every
- * k (a last tile reads a whole NR).  f32 throughout; m a multiple of
- * KB_OMP_MR; the rows of wei are k long. */
+ * dst[m, pixels] = wei[m, k] x B[k, columns], B's row k the 32-bit words
+ * of img from off[k] on, the columns the padded output volume's (column
+ * j = (oz*rows + oy)*row_w + ox), those with oy >= oh or ox >= ow
+ * computed and dropped.  img must hold off[k] + columns + NR - 1 words
+ * for every k (a last tile reads a whole NR).  The words are f32 values
+ * (kernel NULL: the f32 kernel, inlined) or bf16 pairs (kernel: the
+ * table entry's direct, k counting pairs); m a multiple of KB_OMP_MR;
+ * the rows of wei are k words long.  Sums are f32; dst and bias are
+ * stored as dst_dt.  The reduction is cut into slices (reread_bytes)
+ * only where the partial sums have an f32 home: dst itself, or part (m
+ * planes laid out as dst's) when dst is not f32. */
 typedef struct {
-    const float *img;
-    int64_t img_elems;         /* the image's floats, for the loop order */
+    const void *img;
+    int64_t img_elems;         /* the image's words, for the loop order */
     const int64_t *off;
-    const float *wei;
+    const void *wei;
+    kb_omp_direct_fn kernel;
     int64_t m, k;
-    const float *bias;         /* m floats, or NULL */
-    float *dst;                /* m planes of od*oh*ow, dst_cs apart */
+    kb_dtype dst_dt;           /* 0 (f32) when left out */
+    const void *bias;          /* m elements, or NULL */
+    void *dst;                 /* m planes of od*oh*ow, dst_cs apart */
+    float *part;               /* NULL, or partial sums as dst is laid out */
     int64_t dst_cs;
     int64_t od, oh, ow;
     int64_t rows, row_w;       /* the padded plane's rows and row width */
     int64_t reread_bytes;      /* what may be read again from cache (L2) */
 } kb_omp_direct_args;
+/* bf16 pairs for the direct convolution (omp_bf16_pairs.c): out[i] =
+ * lo[i*stride] in the low half, hi[i*stride] in the high (zero where hi
+ * is NULL), for i in [0, n). */
+void kb_omp_bf16_pair_row(uint32_t *out, const uint16_t *lo,
+                          const uint16_t *hi, int64_t n, int64_t stride);
 int64_t kb_omp_direct_cols(const kb_omp_direct_args *a);
 void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads);
 

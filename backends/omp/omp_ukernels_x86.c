@@ -15,6 +15,10 @@
 void kb_omp_ukernel_avx512bf16_8x32(int64_t kc, const void *a,
                                     const void *b,
                                     kb_v16sf acc[][KB_OMP_NR / 16]);
+void kb_omp_direct_avx512bf16_8x32(int64_t kc, const uint32_t *a,
+                                   int64_t a_rs, const uint32_t *b,
+                                   const int64_t *b_off,
+                                   kb_v16sf acc[][KB_OMP_NR / 16]);
 void kb_omp_ukernel_amx_bf16_16x32(int64_t kc, const void *a, const void *b,
                                    kb_v16sf acc[][KB_OMP_NR / 16]);
 void kb_omp_amx_a_panels(const float *panels, int64_t width, int64_t extent,
@@ -106,7 +110,8 @@ static const kb_omp_ukernel table[] = {
       .dt = KB_BF16, .available = has_avx512_bf16,
       .kernel = kb_omp_ukernel_avx512bf16_8x32,
       .to_pairs_a = kb_omp_bf16_to_pairs, .to_pairs_b = kb_omp_bf16_to_pairs,
-      .kpad = 2, .mr = KB_OMP_MR, .nr = KB_OMP_NR },
+      .kpad = 2, .direct = kb_omp_direct_avx512bf16_8x32,
+      .mr = KB_OMP_MR, .nr = KB_OMP_NR },
     { .isa = "avx512_f16c",
       .name = "avx512f vcvtph2ps/vcvtps2ph (F16C) conversions, f32 FMA 8x32",
       .dt = KB_F16, .available = has_avx512_f16c,
