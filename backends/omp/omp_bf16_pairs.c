@@ -48,6 +48,11 @@ void kb_omp_bf16_pair_row(uint32_t *out, const uint16_t *lo,
             out[i] = lo[i * stride];
         return;
     }
+    if (stride == 2) {   /* constant: vector loads and permutes */
+        for (int64_t i = 0; i < n; i++)
+            out[i] = lo[2 * i] | (uint32_t)hi[2 * i] << 16;
+        return;
+    }
     for (int64_t i = 0; i < n; i++)
         out[i] = lo[i * stride] | (uint32_t)hi[i * stride] << 16;
 }

@@ -547,8 +547,9 @@ static void inside(int64_t in, int64_t pad, int64_t n, int64_t *lo, int64_t *hi)
  * is of pairs).  A loop gcc vectorises: a memcpy of an element each, and a
  * division for its phase, cost ResNet-50's stride-2 layers more than
  * their convolution. */
-static void strided_copy_f32(float *out, const float *in, int64_t lo,
-                             int64_t hi, int64_t stride, int64_t shift)
+static inline __attribute__((always_inline)) void
+strided_copy_f32(float *out, const float *in, int64_t lo, int64_t hi,
+                 int64_t stride, int64_t shift)
 {
     for (int64_t i = lo; i < hi; i++)
         out[i] = in[i * stride + shift];
@@ -566,7 +567,8 @@ static int64_t copy_units(const kb_problem *p, bool pairs)
 /* One input row of unit u (in its image) to its phase rows out, x in
  * [x0, x1) of it inside the padding: channel u's row, or the pair of
  * rows of channels 2c and 2c+1 of u's group (zero for a missing 2c+1). */
-static void copy_row(const kb_problem *p, bool pairs, const char *in,
+static inline __attribute__((always_inline)) void
+copy_row(const kb_problem *p, bool pairs, const char *in,
                      int64_t u, char *out, int64_t phase_step, int64_t x0,
                      int64_t x1)
 {
@@ -592,6 +594,9 @@ static void copy_row(const kb_problem *p, bool pairs, const char *in,
             kb_omp_bf16_pair_row((uint32_t *)o + l, lo + l * d->sw + shift,
                                  hi ? hi + l * d->sw + shift : NULL, h - l,
                                  d->sw);
+        else if (d->sw == 2)   /* a constant stride: vector loads and
+                                  permutes, not an element at a time */
+            strided_copy_f32((float *)o, (const float *)in, l, h, 2, shift);
         else
             strided_copy_f32((float *)o, (const float *)in, l, h, d->sw,
                              shift);
