@@ -703,11 +703,14 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
  * take the GEMM path), or bf16 src and weights with the start-up choice
  * for bf16 having a direct kernel (AVX512-BF16's; AMX takes the GEMM):
  * then the image is copied as pairs of channels and the weights are
- * rewritten as pairs, in the timed run (direct_pairs).  1x1 layers stay
- * with the GEMM: unstrided they are plain
+ * rewritten as pairs, in the timed run (direct_pairs).  f32 1x1 layers
+ * stay with the GEMM: unstrided they are plain
  * matrices, which its blocking suits better (DeepCAM's 728-channel pw2
  * ran at half the speed direct), and strided their copy would be all
- * phases for one read (D3 a quarter slower).  Shallow layers on big
+ * phases for one read (D3 a quarter slower).  bf16 1x1 layers run direct
+ * all the same: the GEMM rewrites the weights as pairs for every image,
+ * the direct path once a run (ResNet-50's at mb 32, idle Zen 5: 1.07 to
+ * 2.1x).  Shallow layers on big
  * images, with fewer than DIRECT_MIN_REUSE multiply-adds per element
  * copied, do not copy the whole image: out in memory and back, the copy
  * costs more than the packing it saves (DeepCAM's D1, 72 per element,
@@ -779,7 +782,8 @@ static direct_kind direct_kind_of(const kb_problem *p)
     int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
     if (!(p->layout == KB_LAYOUT_NCX && direct_types(p) &&
-          d->kd * d->kh * d->kw > 1 && (d->oc / d->g) % MR == 0 &&
+          (d->kd * d->kh * d->kw > 1 || direct_pairs(p)) &&
+          (d->oc / d->g) % MR == 0 &&
           out_px >= NR &&
           ceil_div(cols, NR) * DIRECT_WASTE <=
               ceil_div(out_px, NR) * (DIRECT_WASTE + 1)))
