@@ -28,76 +28,81 @@ int64_t kb_omp_direct_cols(const kb_omp_direct_args *a)
     return ((a->od - 1) * a->rows + a->oh - 1) * a->row_w + a->ow;
 }
 
-/* Row i of a tile's columns, n of them, at element o of dst, where dst
- * is not f32 or the sums live in part: the sums so far (none over the
- * first slice of the reduction, which adds the bias instead) plus the
- * tile's, to dst over the last slice (rounded to dst_dt) and to the
- * partial sums before it. */
+/* A run of n columns of the tile's MR rows (t, rows NR apart) at element
+ * o of dst (rows dst_cs apart), where dst is not f32 or the sums live in
+ * part: the sums so far (none over the first slice of the reduction,
+ * which adds the bias instead) plus the tile's, to dst over the last
+ * slice (rounded to dst_dt) and to the partial sums before it. */
 static inline __attribute__((always_inline)) void
-rounded_body(const kb_omp_direct_args *a, const float *t, int64_t i,
+rounded_body(const kb_omp_direct_args *a, const float *t, int64_t i0,
              int64_t o, int64_t n, bool first, bool last)
 {
     float *sums = a->part ? a->part : (float *)a->dst;
-    float v[NR];
-    if (first) {
-        float b = a->bias ? kb_omp_elem(a->dst_dt, a->bias, i) : 0.0f;
-        for (int64_t c = 0; c < n; c++)
-            v[c] = t[c] + b;
-    } else {
-        for (int64_t c = 0; c < n; c++)
-            v[c] = t[c] + sums[o + c];
+    for (int i = 0; i < MR; i++, t += NR, o += a->dst_cs) {
+        float v[NR];
+        if (first) {
+            float b = a->bias ? kb_omp_elem(a->dst_dt, a->bias, i0 + i)
+                              : 0.0f;
+            for (int64_t c = 0; c < n; c++)
+                v[c] = t[c] + b;
+        } else {
+            for (int64_t c = 0; c < n; c++)
+                v[c] = t[c] + sums[o + c];
+        }
+        if (last)
+            kb_omp_narrow(a->dst_dt, v, n, a->dst, o);
+        else
+            memcpy(sums + o, v, (size_t)n * sizeof(float));
     }
-    if (last)
-        kb_omp_narrow(a->dst_dt, v, n, a->dst, o);
-    else
-        memcpy(sums + o, v, (size_t)n * sizeof(float));
 }
 
-/* Out of line, as tile_kernel is below; a whole row of NR (every
- * column of a 1x1 layer's tiles but the last) with the count a
+/* Out of line, as tile_kernel is below, once for the MR rows; a run of
+ * NR (every tile of a 1x1 layer but the last) with the count a
  * constant, so that its loops are vectors only (a scalar tail on a
  * row of 28 was half the time of ResNet-50's bf16 1x1 layers). */
 static __attribute__((noinline)) void
-store_row_rounded(const kb_omp_direct_args *a, const float *t, int64_t i,
+store_run_rounded(const kb_omp_direct_args *a, const float *t, int64_t i0,
                   int64_t o, int64_t n, bool first, bool last)
 {
     if (n == NR)
-        rounded_body(a, t, i, o, NR, first, last);
+        rounded_body(a, t, i0, o, NR, first, last);
     else
-        rounded_body(a, t, i, o, n, first, last);
+        rounded_body(a, t, i0, o, n, first, last);
 }
 
 /* The same where dst is f32 and holds the sums: in place. */
 static inline __attribute__((always_inline)) void
-store_row(const kb_omp_direct_args *a, const float *t, int64_t i, int64_t o,
+store_run(const kb_omp_direct_args *a, const float *t, int64_t i0, int64_t o,
           int64_t n, bool first, bool last)
 {
     if (a->part || a->dst_dt != KB_F32) {
-        store_row_rounded(a, t, i, o, n, first, last);
+        store_run_rounded(a, t, i0, o, n, first, last);
         return;
     }
-    float *d = (float *)a->dst + o;
-    if (first) {
-        float b = a->bias ? ((const float *)a->bias)[i] : 0.0f;
-        for (int64_t c = 0; c < n; c++)
-            d[c] = t[c] + b;
-    } else {
-        for (int64_t c = 0; c < n; c++)
-            d[c] += t[c];
+    for (int i = 0; i < MR; i++) {
+        float *d = (float *)a->dst + o + i * a->dst_cs;
+        const float *ti = t + i * NR;
+        if (first) {
+            float b = a->bias ? ((const float *)a->bias)[i0 + i] : 0.0f;
+            for (int64_t c = 0; c < n; c++)
+                d[c] = ti[c] + b;
+        } else {
+            for (int64_t c = 0; c < n; c++)
+                d[c] += ti[c];
+        }
     }
 }
 
 /* The tile's columns [j0, j0 + NR) that are output pixels, rows
- * [i0, i0 + MR), out (store_row). */
+ * [i0, i0 + MR), out (store_run). */
 static inline __attribute__((always_inline)) void
 store_tile(const kb_omp_direct_args *a, const float *t, int64_t i0, int64_t j0,
            int64_t cols, bool first, bool last)
 {
     if (a->row_w == a->ow && a->rows == a->oh) {
         /* no column dropped (1x1 layers): the tile is one run of dst */
-        for (int i = 0; i < MR; i++)
-            store_row(a, t + i * NR, i0 + i, (i0 + i) * a->dst_cs + j0,
-                      min64(NR, cols - j0), first, last);
+        store_run(a, t, i0, i0 * a->dst_cs + j0, min64(NR, cols - j0), first,
+                  last);
         return;
     }
     int64_t plane = a->rows * a->row_w;
@@ -105,12 +110,10 @@ store_tile(const kb_omp_direct_args *a, const float *t, int64_t i0, int64_t j0,
     int64_t z = j0 / plane, y = j0 % plane / a->row_w, x = j0 % a->row_w;
     for (int64_t j = j0; j < jend; x = 0) {
         int64_t len = min64(a->row_w - x, jend - j);
-        if (y < a->oh && x < a->ow) {
-            int64_t o = i0 * a->dst_cs + (z * a->oh + y) * a->ow + x;
-            for (int i = 0; i < MR; i++)
-                store_row(a, t + i * NR + (j - j0), i0 + i, o + i * a->dst_cs,
-                          min64(len, a->ow - x), first, last);
-        }
+        if (y < a->oh && x < a->ow)
+            store_run(a, t + (j - j0), i0,
+                      i0 * a->dst_cs + (z * a->oh + y) * a->ow + x,
+                      min64(len, a->ow - x), first, last);
         j += len;
         if (++y == a->rows) {
             y = 0;
