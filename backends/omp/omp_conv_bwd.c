@@ -43,6 +43,11 @@ int64_t kb_omp_bwd_col_images(const kb_omp_bwd_geom *q)
 }
 
 /* A vector per tap, the NCX tails' sums, the NCX phase row. */
+bool kb_omp_bwd_wei_in_place(const kb_omp_bwd_geom *q)
+{
+    return !q->nxc && q->mb * q->out_px <= KB_OMP_KC;
+}
+
 int64_t kb_omp_bwd_wei_dw_elems(const kb_omp_bwd_geom *q)
 {
     return q->taps * KB_OMP_BWD_CB + round16(q->taps) +
@@ -127,9 +132,11 @@ static bwd_sizes sizes_of(const kb_problem *p, int nthreads)
         s.rows = rows;
         break;
     case KB_OMP_BWD_WEI_GEMM:
+        /* the GEMM writes diff_wei itself, or scratch (f32) for the
+         * transpose after */
         s.ws = true;
         s.need = (kb_omp_ws_need){ .a_dt = p->dt.src, .b_dt = p->dt.dst };
-        s.scratch = wei;
+        s.scratch = kb_omp_bwd_wei_in_place(&q) ? 0 : wei;
         break;
     case KB_OMP_BWD_DATA_DW_NXC:
         s.wei = (q.ic + KB_OMP_BWD_CB - 1) / KB_OMP_BWD_CB * q.taps *

@@ -59,6 +59,13 @@ typedef enum {
 int64_t kb_omp_bwd_row_elems(const kb_omp_bwd_geom *q, kb_omp_bwd_path path);
 int64_t kb_omp_bwd_wei_dw_elems(const kb_omp_bwd_geom *q);
 
+/* Whether BWD_W's GEMM writes diff_wei itself, column-major (its rows
+ * c*taps + t are diff_wei's columns): NCX, one KC slice of reduction.
+ * Deeper, each slice would read and write C column-major again, which
+ * cost more than the GEMM's f32 scratch and one transpose after
+ * (ResNet-50's conv1 and 3x3s at mb 1: 0.85x); NXC's rows are t*CG + c. */
+bool kb_omp_bwd_wei_in_place(const kb_omp_bwd_geom *q);
+
 /* COL2IM computes col for several images in one GEMM (the weights are
  * packed once for them, and the GEMM is wider), as many as fit in
  * KB_OMP_BWD_COL_FLOATS floats of col, at least one: 4 MiB, which the

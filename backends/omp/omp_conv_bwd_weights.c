@@ -268,8 +268,9 @@ static void pack_b_dd_ncx(const kb_omp_operand *op, int64_t r0, int64_t c0,
                      buf);
 }
 
-/* diff_wei[g*KG + k][c][t] = the GEMMs' [G][CG*taps][KG] result, rounded
- * to the weights' type.  A transpose, done in CB x CB tiles (each thread
+/* diff_wei[g*KG + k][c][t] = the GEMMs' [G][CG*taps][KG] result (row
+ * c*taps + t in NCX, t*CG + c in NXC), rounded to the weights' type.  A transpose, done in CB
+ * x CB tiles (each thread
  * takes CB output channels of one group): every tile reads CB runs of
  * CB floats and writes CB runs, where a channel at a time reads one
  * element per cache line and CB rows at a time write CB streams a power
@@ -324,9 +325,18 @@ void kb_omp_bwd_weights_gemm(const kb_omp_conv_bwd_plan *pl)
             .rs_c = q->kg, .cs_c = 1,
             .alpha = 1.0f, .beta = 0.0f,
         };
+        if (kb_omp_bwd_wei_in_place(q)) {
+            /* no transpose after (res5's 1x1s at mb 1 spent twice the
+             * GEMM's time in store_diff_wei) */
+            a.c_dt = pl->dt.wei;
+            a.c = kb_omp_at(pl->dt.wei, pl->t.ptr[KB_ARG_DIFF_WEI],
+                            g * q->kg * rows);
+            a.rs_c = 1, a.cs_c = rows;
+        }
         kb_omp_gemm(&a, &pl->ws);
     }
-    store_diff_wei(pl);
+    if (!kb_omp_bwd_wei_in_place(q))
+        store_diff_wei(pl);
 }
 
 /* ---- depthwise (CG == 1) ----

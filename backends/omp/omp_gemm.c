@@ -253,6 +253,23 @@ tile_store(v16sf acc[][NV], int64_t m, int64_t n, const tile_update *u,
     tile_store_slow(acc, m, n, &tu);
 }
 
+/* A full tile of column-major f32 C (rs 1, no bias): each column's MR
+ * floats contiguous, with the rows a constant count (BWD_W writes the
+ * weights' gradient this way, [K][C*taps] from its [C*taps] x K GEMM; the
+ * element-wise store with its strides was as slow as the kernel). */
+static void tile_store_cols(const float *t, const tile_update *u)
+{
+    const float *in = u->in.base;
+    float *out = u->out.base;
+    for (int64_t j = 0; j < NR; j++)
+        for (int i = 0; i < KB_OMP_MR; i++) {
+            float r = u->alpha * t[i * NR + j];
+            if (u->beta != 0.0f)
+                r += u->beta * in[j * u->in.cs + i];
+            out[j * u->out.cs + i] = r;
+        }
+}
+
 /* The other stores: 16-bit types, strided C, tile edges. */
 static void tile_store_slow(v16sf acc[][NV], int64_t m, int64_t n,
                             const tile_update *u)
@@ -261,6 +278,13 @@ static void tile_store_slow(v16sf acc[][NV], int64_t m, int64_t n,
                 u->out.cs == 1;
     if (rows && (!u->bias || u->bias_cs <= 1)) {
         tile_store_rows(acc, m, u);
+        return;
+    }
+    bool cols = m == KB_OMP_MR && n == NR && u->out.rs == 1 &&
+                u->out.dt == KB_F32 && !u->bias &&
+                (u->beta == 0.0f || (u->in.rs == 1 && u->in.dt == KB_F32));
+    if (cols) {
+        tile_store_cols((const float *)acc, u);
         return;
     }
     tile_store_corner((const float *)acc, m, n, u);
