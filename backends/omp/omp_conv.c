@@ -949,6 +949,65 @@ static void direct_conv(const kb_problem *p, const kb_tensors *t,
     }
 }
 
+/* ---- 1x1 strided (NCX): a subsampled copy, then the plain matrix ----
+ * A strided 1x1 layer reads one pixel in sd*sh*sw, but its im2col packer
+ * gathers them one at a time from the whole image, and a phase-split
+ * copy (the direct path) writes every phase for one read (DeepCAM's D3,
+ * 64 channels of 384x576 at stride 2, ran at a third of the FMA
+ * ceiling).  Copying the read pixels out first, a row at a time, leaves
+ * the stride-1 layer on that copy: the plain matrix the GEMM streams. */
+static bool subsampled_path(const kb_problem *p)
+{
+    const kb_conv_desc *d = &p->conv;
+    return p->layout == KB_LAYOUT_NCX && d->kd * d->kh * d->kw == 1 &&
+           d->pd == 0 && d->ph == 0 && d->pw == 0 &&
+           !kb_conv_is_pointwise(d) && d->od * d->oh * d->ow >= NR;
+}
+
+static size_t subsampled_bytes(const kb_problem *p)
+{
+    const kb_conv_desc *d = &p->conv;
+    return (size_t)(d->ic * d->od * d->oh * d->ow) * kb_dtype_size(p->dt.src);
+}
+
+static void subsampled_conv(const kb_problem *p, const kb_tensors *t,
+                            const kb_omp_workspace *ws)
+{
+    const kb_conv_desc *d = &p->conv;
+    size_t es = kb_dtype_size(p->dt.src);
+    int64_t rows = d->ic * d->od * d->oh;
+    /* the same layer on the copy: stride 1, the output's size */
+    kb_problem q = *p;
+    q.conv.id = d->od, q.conv.ih = d->oh, q.conv.iw = d->ow;
+    q.conv.sd = q.conv.sh = q.conv.sw = 1;
+    kb_tensors u = *t;
+    u.ptr[KB_ARG_SRC] = ws->scratch;
+    for (int64_t n = 0; n < d->mb; n++) {
+#pragma omp parallel for schedule(static) num_threads(ws->nthreads)
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t c = r / (d->od * d->oh), z = r / d->oh % d->od,
+                    y = r % d->oh;
+            const char *in = kb_omp_at(p->dt.src, t->ptr[KB_ARG_SRC],
+                                       (((n * d->ic + c) * d->id + z * d->sd) *
+                                        d->ih + y * d->sh) * d->iw);
+            char *out = (char *)ws->scratch + (size_t)(r * d->ow) * es;
+            if (es == 4 && d->sw == 2)   /* constant: vector permutes */
+                strided_copy_f32((float *)out, (const float *)in, 0, d->ow,
+                                 2, 0);
+            else if (es == 4)
+                strided_copy_f32((float *)out, (const float *)in, 0, d->ow,
+                                 d->sw, 0);
+            else
+                for (int64_t x = 0; x < d->ow; x++)
+                    memcpy(out + x * 2, in + x * d->sw * 2, 2);
+        }
+        u.ptr[KB_ARG_DST] = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
+                                      n * d->oc * d->od * d->oh * d->ow);
+        for (int64_t g = 0; g < d->g; g++)
+            conv_gemm(&q, &u, NULL, 0, g, ws);
+    }
+}
+
 kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
 {
     kb_omp_gemm_args a = {0};
@@ -958,9 +1017,10 @@ kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
     return (kb_omp_ws_need){ wei_is_a ? p->dt.wei : p->dt.src,
                              wei_is_a ? p->dt.src : p->dt.wei,
                              kb_omp_gemm_acc_elems(a.m, a.n, a.k, p->dt.dst),
-                             direct_path(p)    ? direct_scratch_of(p).total
-                             : shifted_path(p) ? shifted_scratch_bytes(p)
-                                               : 0 };
+                             direct_path(p)       ? direct_scratch_of(p).total
+                             : shifted_path(p)    ? shifted_scratch_bytes(p)
+                             : subsampled_path(p) ? subsampled_bytes(p)
+                                                  : 0 };
 }
 
 /* ---- depthwise (CG == 1, any channel multiplier KG) ----
@@ -1227,6 +1287,10 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
         }
         if (shifted_path(p)) {
             shifted_conv(p, t, ws);
+            return;
+        }
+        if (subsampled_path(p)) {
+            subsampled_conv(p, t, ws);
             return;
         }
         for (int64_t n = 0; n < d->mb; n++)
