@@ -16,7 +16,7 @@
  * the dispatcher and for the workspace sizing alike.  In NCX, f32
  * layers run direct: the micro-kernel reads a padded, stride-phase copy
  * of the image in place, one offset per tap, with nothing packed
- * (direct_path, below); deep 2D stride-1 layers of other types take the
+ * (direct_plan_of, below); deep 2D stride-1 layers of other types take the
  * GEMM on a padded copy, whose B is packed by copying runs
  * (shifted_path). */
 #include "omp_kernels.h"
@@ -726,7 +726,31 @@ enum { DIRECT_WASTE = 7, DIRECT_MIN_REUSE = 256,
  * the direct path does not otherwise use. */
 enum { DIRECT_BAND_BYTES = 512 * 1024 };
 
-typedef enum { DIRECT_NONE, DIRECT_WHOLE, DIRECT_BANDS } direct_kind;
+/* Layers whose padded rows would drop too many columns (small planes of
+ * 3D layers: CosmoFlow's conv3d_4 and conv3d_5, 16^3 and 8^3, a quarter
+ * and a half of the tiles thrown away) run direct on a copy of the rows
+ * each (ky, kx) tap reads, laid out as the output is (an im2col over a
+ * plane's taps; the planes' taps stay offsets into it), so that every
+ * column is an output pixel.  The copy is kh*kw times the image, hence
+ * the same DIRECT_MIN_REUSE bound on multiply-adds per word copied.  The
+ * depth stride is 1 (a plane's taps move a whole output plane). */
+typedef enum {
+    DIRECT_NONE,
+    DIRECT_WHOLE,       /* the whole padded image, copied per image */
+    DIRECT_BANDS,       /* bands of output rows, each copied per thread */
+    DIRECT_ROW_TAPS     /* the rows each (ky, kx) tap reads, per image */
+} direct_kind;
+
+/* How p runs direct, worked out once per call: the copy's planes of
+ * size (a band's, for BANDS), unit_planes of them per channel or pair
+ * (the stride phases, or for ROW_TAPS the kh*kw taps), red words of
+ * reduction per output channel. */
+typedef struct {
+    direct_kind kind;
+    bool pairs;
+    padded_size size;
+    int64_t unit_planes, band, red;
+} direct_plan;
 
 /* Whether p's operands suit the direct path, and as bf16 pairs. */
 static bool direct_pairs(const kb_problem *p)
@@ -744,12 +768,11 @@ static bool direct_types(const kb_problem *p)
                 kb_omp_ukernel_f32_8x32);
 }
 
-/* The copy's 32-bit words (f32 values or pairs) for phase planes of
- * size ps. */
-static int64_t direct_copy_words(const kb_problem *p, padded_size ps)
+/* The copy's 32-bit words (f32 values or pairs), every group. */
+static int64_t direct_copy_words(const kb_problem *p, const direct_plan *pl)
 {
-    return p->conv.g * copy_units(p, direct_pairs(p)) * phases_of(&p->conv) *
-           padded_plane(ps);
+    return p->conv.g * copy_units(p, pl->pairs) * pl->unit_planes *
+           padded_plane(pl->size);
 }
 
 /* A band's window of each phase plane: its output rows plus the taps'
@@ -763,91 +786,154 @@ static padded_size direct_band_size(const kb_conv_desc *d, int64_t out_rows)
 
 /* Output rows per band: as many as DIRECT_BAND_BYTES holds; 0 when not
  * even one does. */
-static int64_t direct_band_rows(const kb_problem *p)
+static int64_t direct_band_rows(const kb_problem *p, direct_plan pl)
 {
     const kb_conv_desc *d = &p->conv;
-    padded_size one = direct_band_size(d, 1);
-    int64_t row_bytes = direct_copy_words(p, one) / one.h * 4;
-    int64_t rows = DIRECT_BAND_BYTES / row_bytes - (one.h - 1);
+    pl.size = direct_band_size(d, 1);
+    int64_t row_bytes = direct_copy_words(p, &pl) / pl.size.h * 4;
+    int64_t rows = DIRECT_BAND_BYTES / row_bytes - (pl.size.h - 1);
     return max64(min64(rows, d->oh), 0);
 }
 
-static direct_kind direct_kind_of(const kb_problem *p)
+static direct_plan direct_plan_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
-    padded_size ps = padded_size_of(d);
+    direct_plan pl = { .kind = DIRECT_NONE, .pairs = direct_pairs(p),
+                       .size = padded_size_of(d),
+                       .unit_planes = phases_of(d) };
+    pl.red = copy_units(p, pl.pairs) * d->kd * d->kh * d->kw;
     int64_t out_px = d->od * d->oh * d->ow;
     kb_omp_direct_args shape = { .od = d->od, .oh = d->oh, .ow = d->ow,
-                                 .rows = ps.h, .row_w = ps.w };
+                                 .rows = pl.size.h, .row_w = pl.size.w };
     int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
     if (!(p->layout == KB_LAYOUT_NCX && direct_types(p) &&
-          (d->kd * d->kh * d->kw > 1 || direct_pairs(p)) &&
-          (d->oc / d->g) % MR == 0 &&
-          out_px >= NR &&
-          ceil_div(cols, NR) * DIRECT_WASTE <=
-              ceil_div(out_px, NR) * (DIRECT_WASTE + 1)))
-        return DIRECT_NONE;
+          (d->kd * d->kh * d->kw > 1 || pl.pairs) &&
+          (d->oc / d->g) % MR == 0 && out_px >= NR))
+        return pl;
     /* per channel copied, pairs or not: the copy's cost is its bytes */
-    if (macs >= DIRECT_MIN_REUSE * d->ic * phases_of(d) * padded_plane(ps))
-        return DIRECT_WHOLE;
-    return d->kd == 1 && d->od == 1 && direct_band_rows(p) > 0 ? DIRECT_BANDS
-                                                              : DIRECT_NONE;
-}
-
-static bool direct_path(const kb_problem *p)
-{
-    return direct_kind_of(p) != DIRECT_NONE;
-}
-
-/* The reduction's words per output channel: channels (or pairs) by taps. */
-static int64_t direct_red(const kb_problem *p)
-{
-    const kb_conv_desc *d = &p->conv;
-    return copy_units(p, direct_pairs(p)) * d->kd * d->kh * d->kw;
+    bool reused = macs >= DIRECT_MIN_REUSE * d->ic * pl.unit_planes *
+                              padded_plane(pl.size);
+    if (ceil_div(cols, NR) * DIRECT_WASTE <=
+        ceil_div(out_px, NR) * (DIRECT_WASTE + 1)) {
+        if (reused) {
+            pl.kind = DIRECT_WHOLE;
+        } else if (d->kd == 1 && d->od == 1) {
+            pl.band = direct_band_rows(p, pl);
+            pl.kind = pl.band > 0 ? DIRECT_BANDS : DIRECT_NONE;
+            pl.size = direct_band_size(d, pl.band);
+        }
+        return pl;
+    }
+    pl.size = (padded_size){ d->od + (d->kd - 1) * (d->dd + 1), d->oh, d->ow };
+    pl.unit_planes = d->kh * d->kw;
+    if (d->sd == 1 && d->kd > 1 &&
+        macs >= DIRECT_MIN_REUSE * d->ic * pl.unit_planes *
+                    padded_plane(pl.size))
+        pl.kind = DIRECT_ROW_TAPS;
+    return pl;
 }
 
 /* The scratch, in this order: the offsets of the reduction indices; for
  * pairs, the weights as pairs; for pairs into a 16-bit dst, whole, one
- * group's f32 partial sums (kb_omp_direct_args's part); whole, the
- * padded image and NR words a last tile may read past it. */
+ * group's f32 partial sums (kb_omp_direct_args's part); per image (not
+ * in bands), the copy and NR words a last tile may read past it. */
 typedef struct {
     size_t off, wei, part, image, total;
 } direct_scratch;
 
-static direct_scratch direct_scratch_of(const kb_problem *p)
+static direct_scratch direct_scratch_of(const kb_problem *p,
+                                        const direct_plan *pl)
 {
     const kb_conv_desc *d = &p->conv;
-    bool pairs = direct_pairs(p), whole = direct_kind_of(p) == DIRECT_WHOLE;
+    bool whole = pl->kind != DIRECT_BANDS;
     direct_scratch s = { .off = 0 };
-    s.wei = s.off + (size_t)direct_red(p) * sizeof(int64_t);
-    s.part = s.wei + (pairs ? (size_t)(d->oc * direct_red(p)) * 4 : 0);
-    s.image = s.part + (pairs && whole && p->dt.dst != KB_F32
+    s.wei = s.off + (size_t)pl->red * sizeof(int64_t);
+    s.part = s.wei + (pl->pairs ? (size_t)(d->oc * pl->red) * 4 : 0);
+    s.image = s.part + (pl->pairs && whole && p->dt.dst != KB_F32
                             ? (size_t)(d->oc / d->g * d->od * d->oh * d->ow) *
                                   sizeof(float)
                             : 0);
-    s.total = s.image + (whole ? (size_t)direct_copy_words(
-                                     p, padded_size_of(d)) * 4 + NR * 4
-                               : 0);
+    s.total = s.image +
+              (whole ? (size_t)direct_copy_words(p, pl) * 4 + NR * 4 : 0);
     return s;
 }
 
 /* off[k]: where reduction index k = ((u*kd + kz)*kh + ky)*kw + kx (as W
- * stores it, u the channel, or the pair's unit) reads in a copy of phase
- * planes of size ps. */
-static void direct_offsets(const kb_problem *p, padded_size ps, int64_t *off)
+ * stores it, u the channel, or the pair's unit) reads in the copy. */
+static void direct_offsets(const kb_problem *p, const direct_plan *pl,
+                           int64_t *off)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t plane = padded_plane(ps), phases = phases_of(d);
+    padded_size ps = pl->size;
+    int64_t plane = padded_plane(ps);
     int64_t dz = d->dd + 1, dy = d->dh + 1, dx = d->dw + 1;
-    for (int64_t k = 0; k < direct_red(p); k++) {
+    for (int64_t k = 0; k < pl->red; k++) {
         int64_t kx = k % d->kw, ky = k / d->kw % d->kh;
         int64_t kz = k / (d->kw * d->kh) % d->kd, u = k / (d->kw * d->kh * d->kd);
+        if (pl->kind == DIRECT_ROW_TAPS) {
+            off[k] = ((u * d->kh + ky) * d->kw + kx) * plane +
+                     kz * dz * ps.h * ps.w;
+            continue;
+        }
         int64_t phase = (kz * dz % d->sd * d->sh + ky * dy % d->sh) * d->sw +
                         kx * dx % d->sw;
-        off[k] = (u * phases + phase) * plane +
+        off[k] = (u * pl->unit_planes + phase) * plane +
                  (kz * dz / d->sd * ps.h + ky * dy / d->sh) * ps.w +
                  kx * dx / d->sw;
+    }
+}
+
+/* Image n of src into out as DIRECT_ROW_TAPS reads it: per unit u, tap
+ * (ky, kx), padded plane Z and output row oy, the input row that tap
+ * reads for that output row (zero outside the image), units split among
+ * the threads. */
+static void row_taps_image(const kb_problem *p, const direct_plan *pl,
+                           const void *src, int64_t n, uint32_t *out,
+                           int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t cg = d->ic / d->g, cu = copy_units(p, pl->pairs);
+    int64_t ow = d->ow;
+    int64_t in_plane = d->id * d->ih * d->iw;
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+    for (int64_t u = 0; u < d->g * cu; u++) {
+        int64_t c = u / cu * cg + (pl->pairs ? 2 : 1) * (u % cu);
+        bool hi = pl->pairs && 2 * (u % cu) + 1 < cg;
+        uint32_t *o = out + u * pl->unit_planes * padded_plane(pl->size);
+        for (int64_t ky = 0; ky < d->kh; ky++)
+            for (int64_t kx = 0; kx < d->kw; kx++) {
+                /* output columns [lo, hi) read inside the row */
+                int64_t shift = kx * (d->dw + 1) - d->pw;
+                int64_t lo = min64(ceil_div(max64(-shift, 0), d->sw), ow);
+                int64_t end = max64(
+                    lo, min64(ceil_div(max64(d->iw - shift, 0), d->sw), ow));
+                for (int64_t Z = 0; Z < pl->size.d; Z++)
+                    for (int64_t oy = 0; oy < d->oh; oy++, o += ow) {
+                        int64_t z = Z - d->pd;
+                        int64_t y = oy * d->sh + ky * (d->dh + 1) - d->ph;
+                        if (z < 0 || z >= d->id || y < 0 || y >= d->ih) {
+                            memset(o, 0, (size_t)ow * 4);
+                            continue;
+                        }
+                        memset(o, 0, (size_t)lo * 4);
+                        memset(o + end, 0, (size_t)(ow - end) * 4);
+                        int64_t at = ((n * d->ic + c) * d->id + z) * d->ih *
+                                         d->iw + y * d->iw;
+                        if (pl->pairs) {
+                            const uint16_t *row =
+                                (const uint16_t *)src + at + shift;
+                            kb_omp_bf16_pair_row(
+                                o + lo, row + lo * d->sw,
+                                hi ? row + in_plane + lo * d->sw : NULL,
+                                end - lo, d->sw);
+                        } else {
+                            strided_copy_f32((float *)o,
+                                             (const float *)src + at, lo,
+                                             end, d->sw, shift);
+                        }
+                    }
+            }
     }
 }
 
@@ -868,28 +954,28 @@ static void direct_pair_weights(const kb_problem *p, const uint16_t *wei,
         }
 }
 
-/* Every group of image n from the copy pad (phase planes of size ps),
- * output rows [y0, y0 + rows) (all of them: od planes, y0 0); wei the
- * weights as the kernel reads them, part as in kb_omp_direct_args. */
-static void direct_groups(const kb_problem *p, const kb_tensors *t,
-                          const uint32_t *pad, padded_size ps,
+/* Every group of image n from the copy pad, output rows [y0, y0 + rows)
+ * (all of them: od planes, y0 0); wei the weights as the kernel reads
+ * them, part as in kb_omp_direct_args. */
+static void direct_groups(const kb_problem *p, const direct_plan *pl,
+                          const kb_tensors *t, const uint32_t *pad,
                           const int64_t *off, const void *wei, float *part,
                           int64_t n, int64_t y0, int64_t rows, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t kg = d->oc / d->g, red = direct_red(p);
-    int64_t img = direct_copy_words(p, ps) / d->g;
+    int64_t kg = d->oc / d->g;
+    int64_t img = direct_copy_words(p, pl) / d->g;
     int64_t out_px = d->od * d->oh * d->ow;
     for (int64_t g = 0; g < d->g; g++) {
         kb_omp_direct_args a = {
             .img = pad + g * img,
             .img_elems = img,
             .off = off,
-            .wei = (const uint32_t *)wei + g * kg * red,
-            .kernel = direct_pairs(p)
+            .wei = (const uint32_t *)wei + g * kg * pl->red,
+            .kernel = pl->pairs
                           ? kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct
                           : NULL,
-            .m = kg, .k = red,
+            .m = kg, .k = pl->red,
             .dst_dt = p->dt.dst,
             .bias = kb_problem_has_bias(p)
                         ? kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA], g * kg)
@@ -899,52 +985,53 @@ static void direct_groups(const kb_problem *p, const kb_tensors *t,
             .part = part,
             .dst_cs = out_px,
             .od = d->od, .oh = rows, .ow = d->ow,
-            .rows = ps.h, .row_w = ps.w,
+            .rows = pl->size.h, .row_w = pl->size.w,
             .reread_bytes = DIRECT_REREAD_BYTES,
         };
         kb_omp_conv_direct(&a, nthreads);
     }
 }
 
-static void direct_conv(const kb_problem *p, const kb_tensors *t,
-                        const kb_omp_workspace *ws)
+static void direct_conv(const kb_problem *p, const direct_plan *pl,
+                        const kb_tensors *t, const kb_omp_workspace *ws)
 {
     const kb_conv_desc *d = &p->conv;
-    direct_scratch s = direct_scratch_of(p);
+    direct_scratch s = direct_scratch_of(p, pl);
     char *scratch = ws->scratch;
     int64_t *off = (int64_t *)(scratch + s.off);
-    bool pairs = direct_pairs(p);
     const void *wei = t->ptr[KB_ARG_WEI];
-    if (pairs) {
+    if (pl->pairs) {
         direct_pair_weights(p, wei, (uint32_t *)(scratch + s.wei),
                             ws->nthreads);
         wei = scratch + s.wei;
     }
-    if (direct_kind_of(p) == DIRECT_BANDS) {
-        int64_t band = direct_band_rows(p), nbands = ceil_div(d->oh, band);
-        padded_size bs = direct_band_size(d, band);
-        size_t copy_bytes = (size_t)direct_copy_words(p, bs) * 4;
-        direct_offsets(p, bs, off);
+    direct_offsets(p, pl, off);
+    size_t copy_bytes = (size_t)direct_copy_words(p, pl) * 4;
+    if (pl->kind == DIRECT_BANDS) {
+        int64_t nbands = ceil_div(d->oh, pl->band);
 #pragma omp parallel for collapse(2) schedule(static) num_threads(ws->nthreads)
         for (int64_t n = 0; n < d->mb; n++)
             for (int64_t b = 0; b < nbands; b++) {
                 uint32_t *buf = (uint32_t *)ws->bbuf[omp_get_thread_num()];
-                int64_t y0 = b * band;
-                pad_image(p, pairs, t->ptr[KB_ARG_SRC], n, buf, bs, y0, 1);
+                int64_t y0 = b * pl->band;
+                pad_image(p, pl->pairs, t->ptr[KB_ARG_SRC], n, buf, pl->size,
+                          y0, 1);
                 memset((char *)buf + copy_bytes, 0, NR * 4);
-                direct_groups(p, t, buf, bs, off, wei, NULL, n, y0,
-                              min64(band, d->oh - y0), 1);
+                direct_groups(p, pl, t, buf, off, wei, NULL, n, y0,
+                              min64(pl->band, d->oh - y0), 1);
             }
         return;
     }
-    padded_size ps = padded_size_of(d);
     uint32_t *pad = (uint32_t *)(scratch + s.image);
     float *part = s.image > s.part ? (float *)(scratch + s.part) : NULL;
-    memset(pad + direct_copy_words(p, ps), 0, NR * 4);
-    direct_offsets(p, ps, off);
+    memset((char *)pad + copy_bytes, 0, NR * 4);
     for (int64_t n = 0; n < d->mb; n++) {
-        pad_image(p, pairs, t->ptr[KB_ARG_SRC], n, pad, ps, 0, ws->nthreads);
-        direct_groups(p, t, pad, ps, off, wei, part, n, 0, d->oh,
+        if (pl->kind == DIRECT_ROW_TAPS)
+            row_taps_image(p, pl, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
+        else
+            pad_image(p, pl->pairs, t->ptr[KB_ARG_SRC], n, pad, pl->size, 0,
+                      ws->nthreads);
+        direct_groups(p, pl, t, pad, off, wei, part, n, 0, d->oh,
                       ws->nthreads);
     }
 }
@@ -1014,10 +1101,12 @@ kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
     conv_gemm_shape(p, &a);
     /* A is W in NCX (but src when transposed), src in NXC */
     bool wei_is_a = p->layout == KB_LAYOUT_NCX && !pointwise_transposed(p);
+    direct_plan pl = direct_plan_of(p);
     return (kb_omp_ws_need){ wei_is_a ? p->dt.wei : p->dt.src,
                              wei_is_a ? p->dt.src : p->dt.wei,
                              kb_omp_gemm_acc_elems(a.m, a.n, a.k, p->dt.dst),
-                             direct_path(p)       ? direct_scratch_of(p).total
+                             pl.kind != DIRECT_NONE
+                                 ? direct_scratch_of(p, &pl).total
                              : shifted_path(p)    ? shifted_scratch_bytes(p)
                              : subsampled_path(p) ? subsampled_bytes(p)
                                                   : 0 };
@@ -1280,9 +1369,10 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
     case KB_OMP_CONV_DW_NXC:
         dw_nxc(p, t, nthreads);
         return;
-    case KB_OMP_CONV_GEMM:
-        if (direct_path(p)) {
-            direct_conv(p, t, ws);
+    case KB_OMP_CONV_GEMM: {
+        direct_plan pl = direct_plan_of(p);
+        if (pl.kind != DIRECT_NONE) {
+            direct_conv(p, &pl, t, ws);
             return;
         }
         if (shifted_path(p)) {
@@ -1297,5 +1387,6 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
             for (int64_t g = 0; g < d->g; g++)
                 conv_gemm(p, t, wei_nxc, n, g, ws);
         return;
+    }
     }
 }
