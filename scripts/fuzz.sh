@@ -101,8 +101,9 @@ wait
 # largest context is such a frame (a 2 KB DLIO file, alone, made libhdf5
 # hold 41 million small blocks, 1.3 GB: format_dlio_hdf5, 2026-12-03).
 # An error ASan ties to a buffer (an overflow, a use after free) is not
-# one: the buffer may be kbench's.  It is printed with its reproducer but fails the run only with
-# KB_FUZZ_STRICT=1: kbench cannot fix it, and CI would stay red.
+# one: the buffer may be kbench's.  It is printed with its reproducer but
+# fails the run only with KB_FUZZ_STRICT=1: kbench cannot fix it, and CI
+# would stay red.
 library_crash() {
     grep -qE 'ERROR: (AddressSanitizer: (SEGV on unknown address|allocator is out of memory)|libFuzzer: out-of-memory \((malloc|used))' "$1" &&
     awk '/ERROR: (AddressSanitizer|libFuzzer)/ { f = 1 }

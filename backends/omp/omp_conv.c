@@ -542,19 +542,6 @@ static void inside(int64_t in, int64_t pad, int64_t n, int64_t *lo, int64_t *hi)
     *hi = max64(*lo, min64(in, n - pad));
 }
 
-/* out[i] = in[i*stride + shift] for i in [lo, hi): one phase of a strided
- * f32 row (only the direct path pads a strided image, and its bf16 copy
- * is of pairs).  A loop gcc vectorises: a memcpy of an element each, and a
- * division for its phase, cost ResNet-50's stride-2 layers more than
- * their convolution. */
-static inline __attribute__((always_inline)) void
-strided_copy_f32(float *out, const float *in, int64_t lo, int64_t hi,
-                 int64_t stride, int64_t shift)
-{
-    for (int64_t i = lo; i < hi; i++)
-        out[i] = in[i * stride + shift];
-}
-
 /* The units pad_image copies per group: its channels, or, as bf16
  * pairs, half of them rounded up (channels 2c and 2c+1 in one 32-bit
  * word, so that vdpbf16ps multiplies them with the weights' pair). */
@@ -594,12 +581,10 @@ copy_row(const kb_problem *p, bool pairs, const char *in,
             kb_omp_bf16_pair_row((uint32_t *)o + l, lo + l * d->sw + shift,
                                  hi ? hi + l * d->sw + shift : NULL, h - l,
                                  d->sw);
-        else if (d->sw == 2)   /* a constant stride: vector loads and
-                                  permutes, not an element at a time */
-            strided_copy_f32((float *)o, (const float *)in, l, h, 2, shift);
         else
-            strided_copy_f32((float *)o, (const float *)in, l, h, d->sw,
-                             shift);
+            kb_omp_strided_row((float *)o + l,
+                               (const float *)in + l * d->sw + shift, h - l,
+                               d->sw, sizeof(float));
     }
 }
 
@@ -928,9 +913,10 @@ static void row_taps_image(const kb_problem *p, const direct_plan *pl,
                                 hi ? row + in_plane + lo * d->sw : NULL,
                                 end - lo, d->sw);
                         } else {
-                            strided_copy_f32((float *)o,
-                                             (const float *)src + at, lo,
-                                             end, d->sw, shift);
+                            kb_omp_strided_row(
+                                o + lo,
+                                (const float *)src + at + shift + lo * d->sw,
+                                end - lo, d->sw, sizeof(float));
                         }
                     }
             }
@@ -1078,15 +1064,7 @@ static void subsampled_conv(const kb_problem *p, const kb_tensors *t,
                                        (((n * d->ic + c) * d->id + z * d->sd) *
                                         d->ih + y * d->sh) * d->iw);
             char *out = (char *)ws->scratch + (size_t)(r * d->ow) * es;
-            if (es == 4 && d->sw == 2)   /* constant: vector permutes */
-                strided_copy_f32((float *)out, (const float *)in, 0, d->ow,
-                                 2, 0);
-            else if (es == 4)
-                strided_copy_f32((float *)out, (const float *)in, 0, d->ow,
-                                 d->sw, 0);
-            else
-                for (int64_t x = 0; x < d->ow; x++)
-                    memcpy(out + x * 2, in + x * d->sw * 2, 2);
+            kb_omp_strided_row(out, in, d->ow, d->sw, es);
         }
         u.ptr[KB_ARG_DST] = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
                                       n * d->oc * d->od * d->oh * d->ow);
