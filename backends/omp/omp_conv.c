@@ -1022,13 +1022,101 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
     }
 }
 
+/* ---- NCX 1x1 layers on small images: several images a GEMM ----
+ * Image by image, a 1x1 layer on a small image is a GEMM of few columns:
+ * ResNet-50's res5 1x1 layers (7x7) fill 49 of the 64 columns of their
+ * register tiles, and pack their weights (up to 8 MB) again for every
+ * image, a packed weight for every 49 multiply-adds.  Below
+ * BATCH_MAX_PX pixels (res4's 196 gained nothing, idle Zen 5), a batch
+ * of images, as many as the engine's NC
+ * block holds (evened out over the batch), is one GEMM whose columns run
+ * over the images: the weights are packed once a batch and only the
+ * batch's last tile has spare columns.  Its output goes to a buffer,
+ * [KG][images x pixels], copied to each image's rows after. */
+enum { BATCH_MAX_PX = 128 };
+
+/* Images per GEMM of NCX 1x1 unpadded layer p (any stride: the pixels
+ * are those of the output); 1 where p runs image by image. */
+static int64_t batch_of(const kb_problem *p)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t px = d->od * d->oh * d->ow;
+    if (p->layout != KB_LAYOUT_NCX || d->kd * d->kh * d->kw != 1 ||
+        d->pd || d->ph || d->pw || d->mb == 1 || px < NR ||
+        px >= BATCH_MAX_PX)
+        return 1;
+    return ceil_div(d->mb, ceil_div(d->mb, max64(KB_OMP_NC / px, 1)));
+}
+
+/* B over a batch of images: column J is pixel J % px of image J / px
+ * (images `image` elements apart from src, rows px apart). */
+typedef struct {
+    const void *src;
+    int64_t px, image;
+} images_geom;
+
+static void pack_b_images(const kb_omp_operand *op, int64_t r0, int64_t c0,
+                          int64_t rows, int64_t cols, float *buf)
+{
+    const images_geom *q = op->ctx;
+    for (int64_t jp = 0; jp < cols; jp += NR, buf += rows * NR) {
+        int64_t nr = min64(NR, cols - jp);
+        for (int64_t j = 0; j < nr;) {   /* a run of one image */
+            int64_t J = c0 + jp + j, x = J % q->px;
+            int64_t len = min64(nr - j, q->px - x);
+            int64_t at = J / q->px * q->image + r0 * q->px + x;
+            for (int64_t k = 0; k < rows; k++)
+                kb_omp_widen(op->dt, q->src, at + k * q->px, len,
+                             buf + k * NR + j);
+            j += len;
+        }
+        for (int64_t k = 0; k < rows; k++)
+            memset(buf + k * NR + nr, 0, (size_t)(NR - nr) * sizeof(float));
+    }
+}
+
+/* Images [n0, n0 + nb) of NCX 1x1 stride-1 layer p, src at image n0's
+ * first channel, images `image` elements apart: per group, one GEMM into
+ * out, then each image's rows to dst. */
+static void batch_gemm(const kb_problem *p, const kb_tensors *t,
+                       const void *src, int64_t image, int64_t n0,
+                       int64_t nb, void *out, const kb_omp_workspace *ws)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t cg = d->ic / d->g, kg = d->oc / d->g;
+    int64_t px = d->od * d->oh * d->ow, cols = nb * px;
+    for (int64_t g = 0; g < d->g; g++) {
+        images_geom q = { kb_omp_at(p->dt.src, src, g * cg * px), px, image };
+        kb_omp_gemm_args a = {
+            .m = kg, .n = cols, .k = cg, .alpha = 1.0f, .c_dt = p->dt.dst,
+            .a = { kb_omp_pack_a_strided,
+                   kb_omp_at(p->dt.wei, t->ptr[KB_ARG_WEI], g * kg * cg), cg,
+                   1, NULL, p->dt.wei },
+            .b = { pack_b_images, NULL, 0, 0, &q, p->dt.src },
+            .c = out, .rs_c = cols, .cs_c = 1, .bias_rs = 1,
+        };
+        if (kb_problem_has_bias(p))
+            a.bias = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA], g * kg);
+        kb_omp_gemm(&a, ws);
+        size_t es = kb_dtype_size(p->dt.dst);
+#pragma omp parallel for collapse(2) schedule(static) num_threads(ws->nthreads)
+        for (int64_t n = 0; n < nb; n++)
+            for (int64_t k = 0; k < kg; k++)
+                memcpy(kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
+                                 ((n0 + n) * d->oc + g * kg + k) * px),
+                       (char *)out + (size_t)(k * cols + n * px) * es,
+                       (size_t)px * es);
+    }
+}
+
 /* ---- 1x1 strided (NCX): a subsampled copy, then the plain matrix ----
  * A strided 1x1 layer reads one pixel in sd*sh*sw, but its im2col packer
  * gathers them one at a time from the whole image, and a phase-split
  * copy (the direct path) writes every phase for one read (DeepCAM's D3,
  * 64 channels of 384x576 at stride 2, ran at a third of the FMA
  * ceiling).  Copying the read pixels out first, a row at a time, leaves
- * the stride-1 layer on that copy: the plain matrix the GEMM streams. */
+ * the stride-1 layer on that copy: the plain matrix the GEMM streams
+ * (a batch of images at once, as above). */
 static bool subsampled_path(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
@@ -1037,10 +1125,24 @@ static bool subsampled_path(const kb_problem *p)
            !kb_conv_is_pointwise(d) && d->od * d->oh * d->ow >= NR;
 }
 
-static size_t subsampled_bytes(const kb_problem *p)
+/* The scratch of the two paths above: a batch's copy of the pixels read
+ * (strided only), then its GEMM's output (batched only). */
+typedef struct {
+    size_t copy, out, total;
+} pointwise_scratch;
+
+static pointwise_scratch pointwise_scratch_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
-    return (size_t)(d->ic * d->od * d->oh * d->ow) * kb_dtype_size(p->dt.src);
+    int64_t nb = batch_of(p), px = d->od * d->oh * d->ow;
+    pointwise_scratch s = { .copy = 0 };
+    s.out = subsampled_path(p)
+                ? (size_t)(nb * d->ic * px) * kb_dtype_size(p->dt.src)
+                : 0;
+    s.total = s.out + (nb > 1 ? (size_t)(d->oc / d->g * nb * px) *
+                                    kb_dtype_size(p->dt.dst)
+                              : 0);
+    return s;
 }
 
 static void subsampled_conv(const kb_problem *p, const kb_tensors *t,
@@ -1048,35 +1150,58 @@ static void subsampled_conv(const kb_problem *p, const kb_tensors *t,
 {
     const kb_conv_desc *d = &p->conv;
     size_t es = kb_dtype_size(p->dt.src);
+    int64_t px = d->od * d->oh * d->ow, nb = batch_of(p);
     int64_t rows = d->ic * d->od * d->oh;
+    pointwise_scratch s = pointwise_scratch_of(p);
+    char *copy = (char *)ws->scratch + s.copy;
     /* the same layer on the copy: stride 1, the output's size */
     kb_problem q = *p;
     q.conv.id = d->od, q.conv.ih = d->oh, q.conv.iw = d->ow;
     q.conv.sd = q.conv.sh = q.conv.sw = 1;
     kb_tensors u = *t;
-    u.ptr[KB_ARG_SRC] = ws->scratch;
-    for (int64_t n = 0; n < d->mb; n++) {
+    u.ptr[KB_ARG_SRC] = copy;
+    for (int64_t n0 = 0; n0 < d->mb; n0 += nb) {
+        int64_t nn = min64(nb, d->mb - n0);
 #pragma omp parallel for schedule(static) num_threads(ws->nthreads)
-        for (int64_t r = 0; r < rows; r++) {
-            int64_t c = r / (d->od * d->oh), z = r / d->oh % d->od,
-                    y = r % d->oh;
+        for (int64_t r = 0; r < nn * rows; r++) {
+            int64_t n = n0 + r / rows, c = r % rows / (d->od * d->oh);
+            int64_t z = r / d->oh % d->od, y = r % d->oh;
             const char *in = kb_omp_at(p->dt.src, t->ptr[KB_ARG_SRC],
                                        (((n * d->ic + c) * d->id + z * d->sd) *
                                         d->ih + y * d->sh) * d->iw);
-            char *out = (char *)ws->scratch + (size_t)(r * d->ow) * es;
-            kb_omp_strided_row(out, in, d->ow, d->sw, es);
+            kb_omp_strided_row(copy + (size_t)(r * d->ow) * es, in, d->ow,
+                               d->sw, es);
+        }
+        if (nb > 1) {
+            batch_gemm(&q, t, copy, d->ic * px, n0, nn,
+                       (char *)ws->scratch + s.out, ws);
+            continue;
         }
         u.ptr[KB_ARG_DST] = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
-                                      n * d->oc * d->od * d->oh * d->ow);
+                                      n0 * d->oc * px);
         for (int64_t g = 0; g < d->g; g++)
             conv_gemm(&q, &u, NULL, 0, g, ws);
     }
+}
+
+/* A stride-1 1x1 layer in batches (batch_of). */
+static void batched_conv(const kb_problem *p, const kb_tensors *t,
+                         const kb_omp_workspace *ws)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t px = d->od * d->oh * d->ow, nb = batch_of(p);
+    void *out = (char *)ws->scratch + pointwise_scratch_of(p).out;
+    for (int64_t n0 = 0; n0 < d->mb; n0 += nb)
+        batch_gemm(p, t,
+                   kb_omp_at(p->dt.src, t->ptr[KB_ARG_SRC], n0 * d->ic * px),
+                   d->ic * px, n0, min64(nb, d->mb - n0), out, ws);
 }
 
 kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
 {
     kb_omp_gemm_args a = {0};
     conv_gemm_shape(p, &a);
+    a.n *= batch_of(p);
     /* A is W in NCX (but src when transposed), src in NXC */
     bool wei_is_a = p->layout == KB_LAYOUT_NCX && !pointwise_transposed(p);
     direct_plan pl = direct_plan_of(p);
@@ -1086,8 +1211,7 @@ kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
                              pl.kind != DIRECT_NONE
                                  ? direct_scratch_of(p, &pl).total
                              : shifted_path(p)    ? shifted_scratch_bytes(p)
-                             : subsampled_path(p) ? subsampled_bytes(p)
-                                                  : 0 };
+                             : pointwise_scratch_of(p).total };
 }
 
 /* ---- depthwise (CG == 1, any channel multiplier KG) ----
@@ -1359,6 +1483,10 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
         }
         if (subsampled_path(p)) {
             subsampled_conv(p, t, ws);
+            return;
+        }
+        if (batch_of(p) > 1) {
+            batched_conv(p, t, ws);
             return;
         }
         for (int64_t n = 0; n < d->mb; n++)
