@@ -503,45 +503,72 @@ void kb_omp_bwd_weights_dw_nxc(const kb_omp_conv_bwd_plan *pl)
     }
 }
 
-/* The sums of diff_dst's channels in double, a body per storage type DT
- * of diff_dst, rounded to diff_bia's (the same). */
+/* The sums of diff_dst's channels in double, rounded to diff_bia's type
+ * (the same): a body per storage type DT, called inside the parallel
+ * loop (a parallel loop inside the body is outlined before DT is known,
+ * and its loads switched on the type at every element: the bias took as
+ * long as the multiply of ResNet-50's res2a_branch2a BWD_WB).  In NCX a
+ * channel's run is summed into BIAS_LANES independent partial sums, not
+ * one vector waiting on its add's latency. */
+enum { BIAS_LANES = 32 };
+
 static inline __attribute__((always_inline)) void
-bias_body(kb_dtype DT, const kb_omp_conv_bwd_plan *pl)
+bias_ncx_body(kb_dtype DT, const kb_omp_conv_bwd_plan *pl, int64_t k)
 {
     const kb_omp_bwd_geom *q = &pl->q;
     const void *dd = pl->t.ptr[KB_ARG_DIFF_DST];
-    void *bia = pl->t.ptr[KB_ARG_DIFF_BIA];
-    if (!q->nxc) {
-#pragma omp parallel for schedule(static) num_threads(pl->nthreads)
-        for (int64_t k = 0; k < q->oc; k++) {
-            double s = 0.0;
-            for (int64_t n = 0; n < q->mb; n++) {
-                int64_t d = (n * q->oc + k) * q->out_px;
-#pragma omp simd reduction(+ : s)
-                for (int64_t p = 0; p < q->out_px; p++)
-                    s += kb_omp_elem(DT, dd, d + p);
-            }
-            kb_omp_store_elem(DT, bia, k, (float)s);
-        }
-        return;
+    double lanes[BIAS_LANES] = {0}, s = 0.0;
+    for (int64_t n = 0; n < q->mb; n++) {
+        int64_t d = (n * q->oc + k) * q->out_px, p = 0;
+        for (; p + BIAS_LANES <= q->out_px; p += BIAS_LANES)
+            for (int e = 0; e < BIAS_LANES; e++)
+                lanes[e] += kb_omp_elem(DT, dd, d + p + e);
+        for (; p < q->out_px; p++)
+            s += kb_omp_elem(DT, dd, d + p);
     }
-    int64_t nblocks = (q->oc + CB - 1) / CB, points = q->mb * q->out_px;
-#pragma omp parallel for schedule(static) num_threads(pl->nthreads)
-    for (int64_t b = 0; b < nblocks; b++) {
-        int64_t c0 = b * CB, cn = min64(CB, q->oc - c0);
-        double s[CB] = {0};
-        for (int64_t p = 0; p < points; p++) {
-            int64_t d = p * q->oc + c0;
+    for (int e = 0; e < BIAS_LANES; e++)
+        s += lanes[e];
+    kb_omp_store_elem(DT, pl->t.ptr[KB_ARG_DIFF_BIA], k, (float)s);
+}
+
+static inline __attribute__((always_inline)) void
+bias_nxc_body(kb_dtype DT, const kb_omp_conv_bwd_plan *pl, int64_t c0)
+{
+    const kb_omp_bwd_geom *q = &pl->q;
+    const void *dd = pl->t.ptr[KB_ARG_DIFF_DST];
+    int64_t cn = min64(CB, q->oc - c0), points = q->mb * q->out_px;
+    double s[CB] = {0};
+    for (int64_t p = 0; p < points; p++) {
+        int64_t d = p * q->oc + c0;
 #pragma omp simd
-            for (int64_t c = 0; c < cn; c++)
-                s[c] += kb_omp_elem(DT, dd, d + c);
-        }
         for (int64_t c = 0; c < cn; c++)
-            kb_omp_store_elem(DT, bia, c0 + c, (float)s[c]);
+            s[c] += kb_omp_elem(DT, dd, d + c);
     }
+    for (int64_t c = 0; c < cn; c++)
+        kb_omp_store_elem(DT, pl->t.ptr[KB_ARG_DIFF_BIA], c0 + c,
+                          (float)s[c]);
+}
+
+static void bias_ncx(const kb_omp_conv_bwd_plan *pl, int64_t k)
+{
+    KB_OMP_PER_DTYPE(pl->dt.dst, bias_ncx_body, pl, k);
+}
+
+static void bias_nxc(const kb_omp_conv_bwd_plan *pl, int64_t c0)
+{
+    KB_OMP_PER_DTYPE(pl->dt.dst, bias_nxc_body, pl, c0);
 }
 
 void kb_omp_bwd_bias(const kb_omp_conv_bwd_plan *pl)
 {
-    KB_OMP_PER_DTYPE(pl->dt.dst, bias_body, pl);
+    const kb_omp_bwd_geom *q = &pl->q;
+    if (!q->nxc) {
+#pragma omp parallel for schedule(static) num_threads(pl->nthreads)
+        for (int64_t k = 0; k < q->oc; k++)
+            bias_ncx(pl, k);
+        return;
+    }
+#pragma omp parallel for schedule(static) num_threads(pl->nthreads)
+    for (int64_t b = 0; b < (q->oc + CB - 1) / CB; b++)
+        bias_nxc(pl, b * CB);
 }
