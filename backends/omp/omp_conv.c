@@ -695,7 +695,10 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
  * phases for one read (D3 a quarter slower).  bf16 1x1 layers run direct
  * all the same: the GEMM rewrites the weights as pairs for every image,
  * the direct path once a run (ResNet-50's at mb 32, idle Zen 5: 1.07 to
- * 2.1x).  Shallow layers on big
+ * 2.1x), except where the GEMM takes a batch of images at a time
+ * (batch_of, below), rewriting them once a batch (ResNet-50's res5 at
+ * mb 32 in bf16: res5b_branch2a 1.37x, res5a_branch1 1.11x,
+ * res5a_branch2c 0.95x).  Shallow layers on big
  * images, with fewer than DIRECT_MIN_REUSE multiply-adds per element
  * copied, do not copy the whole image: out in memory and back, the copy
  * costs more than the packing it saves (DeepCAM's D1, 72 per element,
@@ -780,6 +783,8 @@ static int64_t direct_band_rows(const kb_problem *p, direct_plan pl)
     return max64(min64(rows, d->oh), 0);
 }
 
+static int64_t batch_of(const kb_problem *p);
+
 static direct_plan direct_plan_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
@@ -793,7 +798,7 @@ static direct_plan direct_plan_of(const kb_problem *p)
     int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
     if (!(p->layout == KB_LAYOUT_NCX && direct_types(p) &&
-          (d->kd * d->kh * d->kw > 1 || pl.pairs) &&
+          (d->kd * d->kh * d->kw > 1 || (pl.pairs && batch_of(p) == 1)) &&
           (d->oc / d->g) % MR == 0 && out_px >= NR))
         return pl;
     /* per channel copied, pairs or not: the copy's cost is its bytes */
