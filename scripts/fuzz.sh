@@ -95,17 +95,19 @@ done
 wait
 
 # A crash of libhdf5 itself (Debian 12's 1.10.8 has known ones on crafted
-# files): a wild access or a giant allocation (failed, or over the limit)
-# whose first frame past the sanitizer runtime, libFuzzer and libc is in
-# libhdf5; or the whole process over -rss_limit_mb where the live heap's
-# largest context is such a frame (a 2 KB DLIO file, alone, made libhdf5
-# hold 41 million small blocks, 1.3 GB: format_dlio_hdf5, 2026-12-03).
+# files): a wild access, a negative size handed to memcpy (decode_hdf5,
+# 2026-12-03, H5Dopen2 loading a local heap: H5HL_protect, size -1) or
+# a giant allocation (failed, or over the limit) whose first frame
+# past the sanitizer runtime, libFuzzer and libc is in libhdf5; or the
+# whole process over -rss_limit_mb where the live heap's largest context
+# is such a frame (a 2 KB DLIO file, alone, made libhdf5 hold 41 million
+# small blocks, 1.3 GB: format_dlio_hdf5, 2026-12-03).
 # An error ASan ties to a buffer (an overflow, a use after free) is not
 # one: the buffer may be kbench's.  It is printed with its reproducer but
 # fails the run only with KB_FUZZ_STRICT=1: kbench cannot fix it, and CI
 # would stay red.
 library_crash() {
-    grep -qE 'ERROR: (AddressSanitizer: (SEGV on unknown address|allocator is out of memory)|libFuzzer: out-of-memory \((malloc|used))' "$1" &&
+    grep -qE 'ERROR: (AddressSanitizer: (SEGV on unknown address|negative-size-param|allocator is out of memory)|libFuzzer: out-of-memory \((malloc|used))' "$1" &&
     awk '/ERROR: (AddressSanitizer|libFuzzer)/ { f = 1 }
          f && /^ *#[0-9]+ / {
              if ($0 ~ /libc\.so|sysdeps\/|__interceptor_|__asan|__sanitizer|fuzzer::| in (malloc|calloc|realloc) /)
