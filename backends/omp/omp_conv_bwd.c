@@ -136,7 +136,9 @@ static bwd_sizes sizes_of(const kb_problem *p, int nthreads)
          * transpose after */
         s.ws = true;
         s.need = (kb_omp_ws_need){ .a_dt = p->dt.src, .b_dt = p->dt.dst };
-        s.scratch = kb_omp_bwd_wei_in_place(&q) ? 0 : wei;
+        s.scratch = kb_omp_bwd_wei_in_place(&q)
+                        ? 0
+                        : wei + kb_omp_bwd_wei_split_elems(&q, nthreads);
         break;
     case KB_OMP_BWD_DATA_DW_NXC:
         s.wei = (q.ic + KB_OMP_BWD_CB - 1) / KB_OMP_BWD_CB * q.taps *

@@ -66,6 +66,11 @@ int64_t kb_omp_bwd_wei_dw_elems(const kb_omp_bwd_geom *q);
  * (ResNet-50's conv1 and 3x3s at mb 1: 0.85x); NXC's rows are t*CG + c. */
 bool kb_omp_bwd_wei_in_place(const kb_omp_bwd_geom *q);
 
+/* Floats of f32 scratch BWD_W's GEMM needs past diff_wei^T when it splits
+ * its reduction among the threads (omp_conv_bwd_weights.c): a buffer per
+ * thread but the first for one group's result; 0 when it does not. */
+int64_t kb_omp_bwd_wei_split_elems(const kb_omp_bwd_geom *q, int nthreads);
+
 /* COL2IM computes col for several images in one GEMM (the weights are
  * packed once for them, and the GEMM is wider), as many as fit in
  * KB_OMP_BWD_COL_FLOATS floats of col, at least one: 4 MiB, which the

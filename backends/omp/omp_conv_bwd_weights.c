@@ -40,6 +40,7 @@ typedef struct {
     kb_dts dt;
     const void *src, *dd;
     int64_t src_off, dd_off;
+    int64_t k0;                /* the first reduction index (a thread's part) */
 } wei_ctx;
 
 /* A pixel of the reduction: output pixel (oz, oy, ox) of image n. */
@@ -179,8 +180,8 @@ static void pack_a_col_ncx(const kb_omp_operand *op, int64_t r0, int64_t c0,
                            int64_t rows, int64_t cols, float *buf)
 {
     const wei_ctx *x = op->ctx;
-    KB_OMP_PER_DTYPE(x->dt.src, pack_a_col_ncx_body, x, r0, c0, rows, cols,
-                     buf);
+    KB_OMP_PER_DTYPE(x->dt.src, pack_a_col_ncx_body, x, r0, c0 + x->k0, rows,
+                     cols, buf);
 }
 
 /* A run of rows of one A micro-panel that share a tap (NXC order
@@ -209,7 +210,7 @@ static void pack_a_col_nxc(const kb_omp_operand *op, int64_t r0, int64_t c0,
             i += len;
             r += len;
         }
-        opix p = opix_of(q, c0);
+        opix p = opix_of(q, c0 + x->k0);
         for (int64_t kk = 0; kk < cols; kk++, opix_next(q, &p)) {
             float *d = panel + kk * MR;
             for (int u = 0; u < nruns; u++) {
@@ -264,8 +265,8 @@ static void pack_b_dd_ncx(const kb_omp_operand *op, int64_t r0, int64_t c0,
                           int64_t rows, int64_t cols, float *buf)
 {
     const wei_ctx *x = op->ctx;
-    KB_OMP_PER_DTYPE(x->dt.dst, pack_b_dd_ncx_body, x, r0, c0, rows, cols,
-                     buf);
+    KB_OMP_PER_DTYPE(x->dt.dst, pack_b_dd_ncx_body, x, r0 + x->k0, c0, rows,
+                     cols, buf);
 }
 
 /* diff_wei[g*KG + k][c][t] = the GEMMs' [G][CG*taps][KG] result (row
@@ -301,15 +302,84 @@ static void store_diff_wei(const kb_omp_conv_bwd_plan *pl)
     }
 }
 
+/* A small grid of output tiles over a deep reduction (ResNet-50's
+ * res2a_branch2a at mb 1: 64 x 64 weights over 3136 pixels, 16 tiles)
+ * gives each thread a sliver of every KC slice, and the threads wait at
+ * each slice's barrier (perf: a quarter of the time in libgomp and
+ * sched_yield).  Below SPLIT_TILES tiles a thread, each thread runs the
+ * whole grid on its own part of the reduction, alone, into its own f32
+ * buffer (the first thread's is the result's), and the buffers are summed
+ * after; in NCX, where one KC slice writes diff_wei in place, it never
+ * splits. */
+enum { SPLIT_TILES = 64 };
+
+static bool split_reduction(const kb_omp_bwd_geom *q, int nthreads)
+{
+    int64_t rows = q->cg * q->taps;
+    int64_t tiles = (rows + MR - 1) / MR * ((q->kg + NR - 1) / NR);
+    return nthreads > 1 && !kb_omp_bwd_wei_in_place(q) &&
+           tiles < SPLIT_TILES * nthreads &&
+           q->mb * q->out_px >= 2 * KB_OMP_KC * nthreads;
+}
+
+int64_t kb_omp_bwd_wei_split_elems(const kb_omp_bwd_geom *q, int nthreads)
+{
+    return split_reduction(q, nthreads)
+               ? (nthreads - 1) * q->cg * q->taps * q->kg
+               : 0;
+}
+
+/* The GEMM a over reduction indices [k0, k0 + k) into c, on the calling
+ * thread with thread t's buffers. */
+static void gemm_part(const kb_omp_conv_bwd_plan *pl, kb_omp_gemm_args a,
+                      wei_ctx x, int64_t k0, int64_t k, float *c, int t)
+{
+    const kb_omp_workspace *ws = &pl->ws;
+    kb_omp_workspace one = {
+        .nthreads = 1, .abuf = ws->abuf + t, .bbuf = ws->bbuf + t,
+        .apairs = ws->apairs ? ws->apairs + t : NULL,
+        .bpairs = ws->bpairs ? ws->bpairs + t : NULL,
+    };
+    x.k0 = k0;
+    a.k = k;
+    a.c = c;
+    a.a.ctx = &x;
+    if (a.b.pack == pack_b_dd_ncx)
+        a.b.ctx = &x;
+    else   /* NXC: diff_dst read in place, rows oc apart */
+        a.b.base = kb_omp_at(a.b.dt, a.b.base, k0 * a.b.rs);
+    kb_omp_gemm(&a, &one);
+}
+
+static void split_gemm(const kb_omp_conv_bwd_plan *pl,
+                       const kb_omp_gemm_args *a, const wei_ctx *x)
+{
+    int64_t elems = a->m * a->n;
+    float *c = a->c, *extra = pl->scratch + pl->q.g * elems;
+#pragma omp parallel num_threads(pl->nthreads)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t k0 = a->k * t / nt, k1 = a->k * (t + 1) / nt;
+        gemm_part(pl, *a, *x, k0, k1 - k0,
+                  t == 0 ? c : extra + (t - 1) * elems, t);
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int64_t e = 0; e < elems; e++)
+            for (int u = 1; u < nt; u++)
+                c[e] += extra[(u - 1) * elems + e];
+    }
+}
+
 void kb_omp_bwd_weights_gemm(const kb_omp_conv_bwd_plan *pl)
 {
     const kb_omp_bwd_geom *q = &pl->q;
     int64_t rows = q->cg * q->taps;
+    bool split = split_reduction(q, pl->nthreads);
     for (int64_t g = 0; g < q->g; g++) {
         wei_ctx x = { q, pl->dt, pl->t.ptr[KB_ARG_SRC],
                       pl->t.ptr[KB_ARG_DIFF_DST],
                       g * q->cg * (q->nxc ? 1 : q->in_px),
-                      g * q->kg * (q->nxc ? 1 : q->out_px) };
+                      g * q->kg * (q->nxc ? 1 : q->out_px), 0 };
         kb_omp_gemm_args a = {
             .m = rows, .n = q->kg, .k = q->mb * q->out_px,
             .a = { .pack = q->nxc ? pack_a_col_nxc : pack_a_col_ncx,
@@ -333,7 +403,10 @@ void kb_omp_bwd_weights_gemm(const kb_omp_conv_bwd_plan *pl)
                             g * q->kg * rows);
             a.rs_c = 1, a.cs_c = rows;
         }
-        kb_omp_gemm(&a, &pl->ws);
+        if (split)
+            split_gemm(pl, &a, &x);
+        else
+            kb_omp_gemm(&a, &pl->ws);
     }
     if (!kb_omp_bwd_wei_in_place(q))
         store_diff_wei(pl);
