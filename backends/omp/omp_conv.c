@@ -893,7 +893,7 @@ static void row_taps_image(const kb_problem *p, const direct_plan *pl,
         uint32_t *o = out + u * pl->unit_planes * padded_plane(pl->size);
         for (int64_t ky = 0; ky < d->kh; ky++)
             for (int64_t kx = 0; kx < d->kw; kx++) {
-                /* output columns [lo, hi) read inside the row */
+                /* output columns [lo, end) read inside the row */
                 int64_t shift = kx * (d->dw + 1) - d->pw;
                 int64_t lo = min64(ceil_div(max64(-shift, 0), d->sw), ow);
                 int64_t end = max64(
@@ -910,18 +910,16 @@ static void row_taps_image(const kb_problem *p, const direct_plan *pl,
                         memset(o + end, 0, (size_t)(ow - end) * 4);
                         int64_t at = ((n * d->ic + c) * d->id + z) * d->ih *
                                          d->iw + y * d->iw;
+                        at += shift + lo * d->sw;   /* column lo's */
                         if (pl->pairs) {
-                            const uint16_t *row =
-                                (const uint16_t *)src + at + shift;
-                            kb_omp_bf16_pair_row(
-                                o + lo, row + lo * d->sw,
-                                hi ? row + in_plane + lo * d->sw : NULL,
-                                end - lo, d->sw);
+                            const uint16_t *row = (const uint16_t *)src + at;
+                            kb_omp_bf16_pair_row(o + lo, row,
+                                                 hi ? row + in_plane : NULL,
+                                                 end - lo, d->sw);
                         } else {
-                            kb_omp_strided_row(
-                                o + lo,
-                                (const float *)src + at + shift + lo * d->sw,
-                                end - lo, d->sw, sizeof(float));
+                            kb_omp_strided_row(o + lo,
+                                               (const float *)src + at,
+                                               end - lo, d->sw, sizeof(float));
                         }
                     }
             }
