@@ -1031,11 +1031,11 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
  * register tiles, and pack their weights (up to 8 MB) again for every
  * image, a packed weight for every 49 multiply-adds.  Below
  * BATCH_MAX_PX pixels (res4's 196 gained nothing, idle Zen 5), a batch
- * of images, as many as the engine's NC
- * block holds (evened out over the batch), is one GEMM whose columns run
- * over the images: the weights are packed once a batch and only the
- * batch's last tile has spare columns.  Its output goes to a buffer,
- * [KG][images x pixels], copied to each image's rows after. */
+ * of images, as many as the engine's NC block holds (evened out over the
+ * batch), is one GEMM whose columns run over the images: the weights are
+ * packed once a batch and only the batch's last tile has spare columns.
+ * Its output goes to a buffer, [KG][images x pixels], copied to each
+ * image's rows after. */
 enum { BATCH_MAX_PX = 128 };
 
 /* Images per GEMM of NCX 1x1 unpadded layer p (any stride: the pixels
