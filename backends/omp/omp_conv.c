@@ -981,6 +981,42 @@ static void direct_groups(const kb_problem *p, const direct_plan *pl,
     }
 }
 
+/* Image n of src into pad, as a whole-image plan reads it. */
+static void direct_image(const kb_problem *p, const direct_plan *pl,
+                         const void *src, int64_t n, uint32_t *pad,
+                         int nthreads)
+{
+    if (pl->kind == DIRECT_ROW_TAPS)
+        row_taps_image(p, pl, src, n, pad, nthreads);
+    else
+        pad_image(p, pl->pairs, src, n, pad, pl->size, 0, nthreads);
+}
+
+/* Whether a whole-image plan runs an image per thread at a time, each
+ * thread alone on its images, copied into its B block of the GEMM
+ * workspace (as the bands are), rather than every thread on each image
+ * in turn: that took a fork and a barrier for the copy and another for
+ * the tiles, per image, and libgomp's waits were a tenth of ResNet-50's
+ * res2a_branch1 at mb 32.  Idle Zen 5, mb 32, alternating: f32 1.01 to
+ * 1.12x, bf16 1.03 to 1.11x.  Taken where the images split evenly among
+ * the threads (or at least 8 a thread: at most an eighth left waiting),
+ * the copy fits the block, and the reduction is not cut into slices
+ * (kb_omp_conv_direct) whose partial sums a 16-bit dst cannot hold: the
+ * part buffer is one, shared. */
+static bool images_per_thread(const kb_problem *p, const direct_plan *pl,
+                              int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t words = direct_copy_words(p, pl);
+    int64_t reread = min64(d->oc / d->g * pl->red, words / d->g);
+    return pl->kind != DIRECT_BANDS && nthreads > 1 && d->mb >= nthreads &&
+           (d->mb % nthreads == 0 || d->mb >= 8 * nthreads) &&
+           (words + NR) * (int64_t)sizeof(float) <=
+               KB_OMP_KC * KB_OMP_NC * (int64_t)sizeof(float) &&
+           (p->dt.dst == KB_F32 ||
+            reread * (int64_t)sizeof(float) <= DIRECT_REREAD_BYTES);
+}
+
 static void direct_conv(const kb_problem *p, const direct_plan *pl,
                         const kb_tensors *t, const kb_omp_workspace *ws)
 {
@@ -1011,15 +1047,21 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
             }
         return;
     }
+    if (images_per_thread(p, pl, ws->nthreads)) {
+#pragma omp parallel for schedule(static) num_threads(ws->nthreads)
+        for (int64_t n = 0; n < d->mb; n++) {
+            uint32_t *buf = (uint32_t *)ws->bbuf[omp_get_thread_num()];
+            direct_image(p, pl, t->ptr[KB_ARG_SRC], n, buf, 1);
+            memset((char *)buf + copy_bytes, 0, NR * 4);
+            direct_groups(p, pl, t, buf, off, wei, NULL, n, 0, d->oh, 1);
+        }
+        return;
+    }
     uint32_t *pad = (uint32_t *)(scratch + s.image);
     float *part = s.image > s.part ? (float *)(scratch + s.part) : NULL;
     memset((char *)pad + copy_bytes, 0, NR * 4);
     for (int64_t n = 0; n < d->mb; n++) {
-        if (pl->kind == DIRECT_ROW_TAPS)
-            row_taps_image(p, pl, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
-        else
-            pad_image(p, pl->pairs, t->ptr[KB_ARG_SRC], n, pad, pl->size, 0,
-                      ws->nthreads);
+        direct_image(p, pl, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
         direct_groups(p, pl, t, pad, off, wei, part, n, 0, d->oh,
                       ws->nthreads);
     }

@@ -56,6 +56,23 @@ rounded_body(const kb_omp_direct_args *a, const float *t, int64_t i0,
     }
 }
 
+/* A whole run (NR columns) into a bf16 dst over the whole reduction (a
+ * 1x1 layer's common tile): vector by vector, with nothing staged. */
+static inline __attribute__((always_inline)) void
+bf16_run(const kb_omp_direct_args *a, const float *t, int64_t i0, int64_t o)
+{
+    uint16_t *dst = (uint16_t *)a->dst + o;
+    for (int i = 0; i < MR; i++, t += NR, dst += a->dst_cs) {
+        float b = a->bias ? kb_omp_elem(KB_BF16, a->bias, i0 + i) : 0.0f;
+        for (int v = 0; v < NV; v++) {
+            kb_v16sf x;
+            memcpy(&x, t + 16 * v, sizeof x);
+            kb_v16hu r = kb_omp_bf16_rne16(x + b);
+            memcpy(dst + 16 * v, &r, sizeof r);
+        }
+    }
+}
+
 /* Out of line, as tile_kernel is below, once for the MR rows; a run of
  * NR (every tile of a 1x1 layer but the last) with the count a
  * constant, so that its loops are vectors only (a scalar tail on a
@@ -64,7 +81,9 @@ static __attribute__((noinline)) void
 store_run_rounded(const kb_omp_direct_args *a, const float *t, int64_t i0,
                   int64_t o, int64_t n, bool first, bool last)
 {
-    if (n == NR)
+    if (n == NR && first && last && a->dst_dt == KB_BF16)
+        bf16_run(a, t, i0, o);
+    else if (n == NR)
         rounded_body(a, t, i0, o, NR, first, last);
     else
         rounded_body(a, t, i0, o, n, first, last);

@@ -208,6 +208,21 @@ static inline uint16_t kb_omp_bf16_rne(float f)
     return (uint16_t)((((x >> 16) | 0x40u) & nan) | (rounded & ~nan));
 }
 
+/* kb_omp_bf16_rne on 16 lanes at once, in vector registers, for a store
+ * that holds its sums in registers (the bf16 direct store's whole runs:
+ * a loop of the scalar form staged each row on the stack). */
+typedef uint32_t kb_v16su __attribute__((vector_size(64)));
+typedef uint16_t kb_v16hu __attribute__((vector_size(32)));
+static inline kb_v16hu kb_omp_bf16_rne16(kb_v16sf f)
+{
+    kb_v16su x = (kb_v16su)f;
+    kb_v16su rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    kb_v16su nan = (kb_v16su)((x & 0x7fffffffu) > 0x7f800000u);
+    return __builtin_convertvector((((x >> 16) | 0x40u) & nan) |
+                                       (rounded & ~nan),
+                                   kb_v16hu);
+}
+
 /* dst[0..n) = src rounded to f16 by the start-up choice (F16C's
  * vcvtps2ph, or kb_f32_to_f16; both round to nearest even, overflow to
  * inf, keep subnormals). */

@@ -18,3 +18,6 @@ endforeach()
 # The direct convolution's tile loop with a small cache budget: its
 # slices and column blocks, which the edge shapes are too small to reach.
 kb_add_test(test_omp_direct kb_backends)
+
+# The direct store's vector rounding to bf16 against kbench's own.
+kb_add_test(test_omp_bf16_round kb_backends)
