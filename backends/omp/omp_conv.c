@@ -11,14 +11,15 @@
  * 1x1 stride-1 unpadded convolutions are plain matrices over src.  A
  * depthwise convolution (CG == 1) is a direct loop, since a GEMM with
  * M == 1 cannot use the register tile, when its kernel is within that
- * loop's limits (stated with each loop below); past them it is the
- * grouped GEMM.  kb_omp_conv_path_of is the one place that decides, for
- * the dispatcher and for the workspace sizing alike.  In NCX, f32
- * layers run direct: the micro-kernel reads a padded, stride-phase copy
- * of the image in place, one offset per tap, with nothing packed
- * (direct_plan_of, below); deep 2D stride-1 layers of other types take the
- * GEMM on a padded copy, whose B is packed by copying runs
- * (shifted_path). */
+ * loop's limits (omp_conv_dw.c and omp_conv_dw_rows.c state them); past
+ * them it is the grouped GEMM.  kb_omp_conv_path_of is the one place
+ * that decides, for the dispatcher and for the workspace sizing alike.
+ * In NCX, f32 layers run direct: the micro-kernel reads a padded,
+ * stride-phase copy of the image in place, one offset per tap, with
+ * nothing packed (direct_plan_of, below); deep 2D stride-1 layers of
+ * other types take the GEMM on a padded copy, whose B is packed by
+ * copying runs (shifted_path). */
+#include "omp_conv_geom.h"
 #include "omp_kernels.h"
 #include "omp_ukernel_f32_8x32.h"
 
@@ -30,40 +31,6 @@ enum { MR = KB_OMP_MR, NR = KB_OMP_NR };
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/* The geometry an im2col packer needs.  src points at channel 0 of the
- * group in one image, stored as dt; element (c, z, y, x) of it is at
- * c*c_stride + ((z*ih + y)*iw + x)*px_stride.  Dilations are effective
- * (1 = none). */
-typedef struct {
-    const void *src;
-    kb_dtype dt;
-    int64_t c_stride, px_stride;
-    int64_t cg;
-    int64_t id, ih, iw, od, oh, ow, kd, kh, kw;
-    int64_t sd, sh, sw, pd, ph, pw, dd, dh, dw;
-} conv_geom;
-
-/* src: the image (and group) at element offset off of the src tensor. */
-static conv_geom geom_of(const kb_problem *p, const void *src, int64_t off)
-{
-    const kb_conv_desc *d = &p->conv;
-    bool nxc = p->layout == KB_LAYOUT_NXC;
-    conv_geom q = {
-        .src = kb_omp_at(p->dt.src, src, off),
-        .dt = p->dt.src,
-        .c_stride = nxc ? 1 : d->id * d->ih * d->iw,
-        .px_stride = nxc ? d->ic : 1,
-        .cg = d->ic / d->g,
-        .id = d->id, .ih = d->ih, .iw = d->iw,
-        .od = d->od, .oh = d->oh, .ow = d->ow,
-        .kd = d->kd, .kh = d->kh, .kw = d->kw,
-        .sd = d->sd, .sh = d->sh, .sw = d->sw,
-        .pd = d->pd, .ph = d->ph, .pw = d->pw,
-        .dd = d->dd + 1, .dh = d->dh + 1, .dw = d->dw + 1,
-    };
-    return q;
-}
 
 /* One reduction index of the implicit GEMM: channel and kernel offsets. */
 typedef struct {
@@ -79,12 +46,12 @@ typedef struct {
  * arithmetic is carried forward by increments: a handful of integer
  * divisions per panel cost more than the multiply-adds it feeds when the
  * GEMM has few rows (cosmoflow's first layer: 32). */
-static pixel_pos pixel_of(const conv_geom *q, int64_t j)
+static pixel_pos pixel_of(const kb_omp_conv_geom *q, int64_t j)
 {
     return (pixel_pos){j % q->ow, (j / q->ow) % q->oh, j / (q->ow * q->oh)};
 }
 
-static void pixel_advance(const conv_geom *q, pixel_pos *p, int64_t n)
+static void pixel_advance(const kb_omp_conv_geom *q, pixel_pos *p, int64_t n)
 {
     p->ox += n;
     while (p->ox >= q->ow) {
@@ -99,7 +66,7 @@ static void pixel_advance(const conv_geom *q, pixel_pos *p, int64_t n)
 /* Reduction index kk as a tap: NCX order ((c*kd + kz)*kh + ky)*kw + kx,
  * NXC order ((kz*kh + ky)*kw + kx)*cg + c (channel fastest, as NXC
  * stores src). */
-static conv_tap tap_of(const conv_geom *q, bool nxc, int64_t kk)
+static conv_tap tap_of(const kb_omp_conv_geom *q, bool nxc, int64_t kk)
 {
     if (nxc) {
         int64_t tap = kk / q->cg;
@@ -112,7 +79,7 @@ static conv_tap tap_of(const conv_geom *q, bool nxc, int64_t kk)
 }
 
 /* taps[0..n) of the NCX reduction indices first.., carried forward. */
-static void taps_ncx(const conv_geom *q, int64_t first, int64_t n,
+static void taps_ncx(const kb_omp_conv_geom *q, int64_t first, int64_t n,
                      conv_tap *taps)
 {
     conv_tap t = tap_of(q, false, first);
@@ -143,7 +110,7 @@ enum { TAP_CHUNK = KB_OMP_KC };
  * positions are [lo, hi) of the row at element offset row of src (row <
  * 0: the whole segment is padding). */
 static inline __attribute__((always_inline)) void
-copy_run(kb_dtype DT, const conv_geom *q, int64_t row, int64_t ix0,
+copy_run(kb_dtype DT, const kb_omp_conv_geom *q, int64_t row, int64_t ix0,
          int64_t lo, int64_t hi, int64_t i, int64_t n, float *dst)
 {
     int64_t a = row >= 0 ? min64(n, max64(0, lo - i)) : n;
@@ -172,7 +139,7 @@ enum { PIECE_CHUNK = 256 };
 
 /* The next pieces of the block's columns [*col, cols) (pixel *p is
  * column *col), at most PIECE_CHUNK; advances *col and *p past them. */
-static int pieces_of(const conv_geom *q, int64_t rows, int64_t cols,
+static int pieces_of(const kb_omp_conv_geom *q, int64_t rows, int64_t cols,
                      int64_t *col, pixel_pos *p, col_piece *out)
 {
     int n = 0;
@@ -194,7 +161,7 @@ static int64_t div_up(int64_t a, int64_t b) { return b == 1 ? a : ceil_div(a, b)
  * pieces (above), each a stretch of one input row, zero where the window
  * hangs over the padding. */
 static inline __attribute__((always_inline)) void
-pack_b_ncx_body(kb_dtype DT, const conv_geom *q, int64_t r0, int64_t c0,
+pack_b_ncx_body(kb_dtype DT, const kb_omp_conv_geom *q, int64_t r0, int64_t c0,
                 int64_t rows, int64_t cols, float *buf)
 {
     conv_tap taps[TAP_CHUNK];
@@ -236,7 +203,7 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
                               int64_t c0, int64_t rows, int64_t cols,
                               float *buf)
 {
-    const conv_geom *q = op->ctx;
+    const kb_omp_conv_geom *q = op->ctx;
     KB_OMP_PER_DTYPE(q->dt, pack_b_ncx_body, q, r0, c0, rows, cols, buf);
 }
 
@@ -246,7 +213,7 @@ static void pack_b_im2col_ncx(const kb_omp_operand *op, int64_t r0,
  * pixel is gathered run by run along the columns and scattered down its
  * panel column, which stays in L1. */
 static inline __attribute__((always_inline)) void
-pack_a_nxc_body(kb_dtype DT, const conv_geom *q, int64_t r0, int64_t c0,
+pack_a_nxc_body(kb_dtype DT, const kb_omp_conv_geom *q, int64_t r0, int64_t c0,
                 int64_t rows, int64_t cols, float *buf)
 {
     conv_tap first = tap_of(q, true, c0);
@@ -294,7 +261,7 @@ static void pack_a_im2col_nxc(const kb_omp_operand *op, int64_t r0,
                               int64_t c0, int64_t rows, int64_t cols,
                               float *buf)
 {
-    const conv_geom *q = op->ctx;
+    const kb_omp_conv_geom *q = op->ctx;
     KB_OMP_PER_DTYPE(q->dt, pack_a_nxc_body, q, r0, c0, rows, cols, buf);
 }
 
@@ -372,13 +339,13 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
     kb_dtype sdt = p->dt.src, wdt = p->dt.wei;
     bool pw = kb_conv_is_pointwise(d);
     kb_omp_gemm_args a = { .alpha = 1.0f, .beta = 0.0f, .c_dt = p->dt.dst };
-    conv_geom q;
+    kb_omp_conv_geom q;
 
     conv_gemm_shape(p, &a);
     if (kb_problem_has_bias(p))
         a.bias = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA], g * kg);
     if (p->layout == KB_LAYOUT_NCX) {
-        q = geom_of(p, src, (n * d->ic + g * cg) * in_px);
+        q = kb_omp_conv_geom_of(p, src, (n * d->ic + g * cg) * in_px);
         a.a = (kb_omp_operand){ kb_omp_pack_a_strided,
                                 kb_omp_at(wdt, wei, g * kg * red), red, 1,
                                 NULL, wdt };
@@ -396,7 +363,7 @@ static void conv_gemm(const kb_problem *p, const kb_tensors *t,
                                     NULL, wdt };
         }
     } else {
-        q = geom_of(p, src, n * in_px * d->ic + g * cg);
+        q = kb_omp_conv_geom_of(p, src, n * in_px * d->ic + g * cg);
         a.a = pw ? (kb_omp_operand){ kb_omp_pack_a_strided, q.src, d->ic, 1,
                                      NULL, sdt }
                  : (kb_omp_operand){ pack_a_im2col_nxc, NULL, 0, 0, &q,
@@ -463,7 +430,7 @@ static int64_t phases_of(const kb_conv_desc *d)
 /* The padded image's geometry, and the plane (oz) and group a GEMM
  * reads. */
 typedef struct {
-    conv_geom g;             /* the taps (kd, kh, kw, dilations, cg) */
+    kb_omp_conv_geom g;             /* the taps (kd, kh, kw, dilations, cg) */
     const void *pad;         /* the group's channel 0 at plane oz, stored as g.dt */
     padded_size size;
 } shifted_geom;
@@ -503,7 +470,7 @@ static inline __attribute__((always_inline)) void
 pack_b_shifted_body(kb_dtype DT, const shifted_geom *q, int64_t r0,
                     int64_t c0, int64_t rows, int64_t cols, float *buf)
 {
-    const conv_geom *g = &q->g;
+    const kb_omp_conv_geom *g = &q->g;
     conv_tap taps[TAP_CHUNK];
     int64_t plane = padded_plane(q->size);
     for (int64_t k0 = 0; k0 < rows; k0 += TAP_CHUNK) {
@@ -636,7 +603,7 @@ static void shifted_plane(const kb_problem *p, const kb_tensors *t,
     int64_t cg = d->ic / d->g, kg = d->oc / d->g;
     int64_t red = cg * d->kd * d->kh * d->kw, cols = shifted_cols(d);
     int64_t out_px = d->od * d->oh * d->ow;
-    shifted_geom q = { .g = geom_of(p, t->ptr[KB_ARG_SRC], 0),
+    shifted_geom q = { .g = kb_omp_conv_geom_of(p, t->ptr[KB_ARG_SRC], 0),
                        .size = padded_size_of(d) };
     q.pad = kb_omp_at(p->dt.src, pad,
                       (g * cg * q.size.d + oz) * q.size.h * q.size.w);
@@ -1259,235 +1226,6 @@ kb_omp_ws_need kb_omp_conv_need(const kb_problem *p)
                              : pointwise_scratch_of(p).total };
 }
 
-/* ---- depthwise (CG == 1, any channel multiplier KG) ----
- * Little arithmetic per byte, so what matters is touching each output
- * once: all taps are applied while one output row (NCX) or one pixel's
- * channel vector (NXC) is in registers or L1, never a whole plane per
- * tap.  Both walk the taps valid for the row with the bounds of
- * tap_range. */
-
-/* Output columns [lo[kx], hi[kx]) whose tap kx falls inside the input
- * row: the same for every row, so worked out once per call (two
- * divisions a tap cost more than a short row's multiply-adds).  They live
- * on the stack, so the NCX loop takes kernels up to DW_NCX_MAX_KW wide. */
-enum { DW_NCX_MAX_KW = 64 };
-typedef struct {
-    int64_t lo[DW_NCX_MAX_KW], hi[DW_NCX_MAX_KW];
-} tap_ranges;
-
-static void tap_ranges_of(const conv_geom *q, tap_ranges *r)
-{
-    for (int64_t kx = 0; kx < q->kw; kx++) {
-        int64_t ix0 = -q->pw + kx * q->dw;
-        /* ox is valid when 0 <= ix0 + ox*sw < iw. */
-        r->lo[kx] = ix0 >= 0 ? 0 : ceil_div(-ix0, q->sw);
-        r->hi[kx] = ix0 < q->iw ? min64(q->ow, ceil_div(q->iw - ix0, q->sw))
-                                : 0;
-    }
-}
-
-/* NCX: output columns [x0, x1) of row (oz, oy) of one channel, into
- * acc[0 .. x1-x0) in f32.  s is the element offset of the input
- * channel's plane in q->src, w that of the channel's kd*kh*kw taps in
- * wei (stored as src is); instantiated per type DT. */
-static inline __attribute__((always_inline)) void
-dw_row_ncx_body(kb_dtype DT, const conv_geom *q, const tap_ranges *r,
-                int64_t s, const void *wei, int64_t w, float b, int64_t oz,
-                int64_t oy, int64_t x0, int64_t x1, float *acc)
-{
-    for (int64_t ox = 0; ox < x1 - x0; ox++)
-        acc[ox] = b;
-    for (int64_t kz = 0; kz < q->kd; kz++) {
-        int64_t iz = oz * q->sd - q->pd + kz * q->dd;
-        if (iz < 0 || iz >= q->id)
-            continue;
-        for (int64_t ky = 0; ky < q->kh; ky++) {
-            int64_t iy = oy * q->sh - q->ph + ky * q->dh;
-            if (iy < 0 || iy >= q->ih)
-                continue;
-            int64_t srow = s + (iz * q->ih + iy) * q->iw;
-            for (int64_t kx = 0; kx < q->kw; kx++) {
-                float wv = kb_omp_elem(DT, wei, w + (kz * q->kh + ky) * q->kw +
-                                                kx);
-                int64_t ix0 = -q->pw + kx * q->dw, sw = q->sw;
-                int64_t lo = max64(r->lo[kx], x0), hi = min64(r->hi[kx], x1);
-                if (DT == KB_F32) {
-                    /* f32 as it always was; the widening loops below
-                     * vectorise where they can (f16's may not).  Stride
-                     * 2 gets a loop of its own: with the stride a
-                     * constant GCC loads it as vectors and permutes, with
-                     * it a variable it runs scalar (DeepCAM's s2_dw
-                     * layers ran at 2-5 % of the FMA ceiling). */
-                    const float *s32 = (const float *)q->src + srow + ix0;
-                    float *a = acc - x0;
-                    if (sw == 2) {
-#pragma omp simd
-                        for (int64_t ox = lo; ox < hi; ox++)
-                            a[ox] += wv * s32[2 * ox];
-                    } else {
-#pragma omp simd
-                        for (int64_t ox = lo; ox < hi; ox++)
-                            a[ox] += wv * s32[ox * sw];
-                    }
-                } else {
-                    for (int64_t ox = lo; ox < hi; ox++)
-                        acc[ox - x0] += wv * kb_omp_elem(DT, q->src,
-                                                         srow + ix0 + ox * sw);
-                }
-            }
-        }
-    }
-}
-
-/* Columns a 16-bit output row is summed in (on the stack) before it is
- * rounded; an f32 row is summed in place. */
-enum { DW_NCX_CHUNK = 512 };
-
-/* Output row (oz, oy) of one channel, at element offset o of dst. */
-static void dw_row_ncx(const conv_geom *q, const tap_ranges *r, int64_t s,
-                       const void *wei, int64_t w, float b, int64_t oz,
-                       int64_t oy, kb_dtype dst_dt, void *dst, int64_t o)
-{
-    if (dst_dt == KB_F32) {
-        KB_OMP_PER_DTYPE(q->dt, dw_row_ncx_body, q, r, s, wei, w, b, oz, oy,
-                         0, q->ow, (float *)dst + o);
-        return;
-    }
-    float acc[DW_NCX_CHUNK];
-    for (int64_t x0 = 0; x0 < q->ow; x0 += DW_NCX_CHUNK) {
-        int64_t x1 = min64(q->ow, x0 + DW_NCX_CHUNK);
-        KB_OMP_PER_DTYPE(q->dt, dw_row_ncx_body, q, r, s, wei, w, b, oz, oy,
-                         x0, x1, acc);
-        kb_omp_narrow(dst_dt, acc, x1 - x0, dst, o + x0);
-    }
-}
-
-static void dw_ncx(const kb_problem *p, const kb_tensors *t, int nthreads)
-{
-    const kb_conv_desc *d = &p->conv;
-    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC], 0);
-    int64_t kg = d->oc / d->g, taps = d->kd * d->kh * d->kw;
-    int64_t in_plane = d->id * d->ih * d->iw, out_plane = d->od * d->oh * d->ow;
-    const void *wei = t->ptr[KB_ARG_WEI];
-    const void *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
-    tap_ranges r;
-    tap_ranges_of(&q, &r);
-
-#pragma omp parallel for collapse(2) schedule(static) num_threads(nthreads)
-    for (int64_t n = 0; n < d->mb; n++)
-        for (int64_t oc = 0; oc < d->oc; oc++) {
-            int64_t s = (n * d->ic + oc / kg) * in_plane;
-            int64_t o = (n * d->oc + oc) * out_plane;
-            float b = bias ? kb_omp_elem(p->dt.dst, bias, oc) : 0.0f;
-            for (int64_t oz = 0; oz < d->od; oz++)
-                for (int64_t oy = 0; oy < d->oh; oy++)
-                    dw_row_ncx(&q, &r, s, wei, oc * taps, b, oz, oy,
-                               p->dt.dst, t->ptr[KB_ARG_DST],
-                               o + (oz * d->oh + oy) * d->ow);
-        }
-}
-
-/* NXC: channels [c0, c0+cn) of output row (oz, oy) of image n, a pixel at
- * a time with the channel vector in registers.  wt holds the block's
- * weights tap-major (wt[tap*DW_CB + c]) and bias its bias, both widened
- * to f32, so with KG == 1 the taps are contiguous vectors in both
- * operands.  wt and the row offsets live on the stack, so the NXC loop
- * takes kernels of up to DW_NXC_MAX_TAPS taps (5x5x5; wt is then
- * 32 KiB). */
-enum { DW_CB = 64, DW_NV = DW_CB / 16, DW_NXC_MAX_TAPS = 125 };
-
-/* acc[c] += w[c] * src channel of c, for the block's cn channels; sp is
- * the pixel's element offset in src (stored as DT). */
-static inline __attribute__((always_inline)) void
-dw_tap(kb_dtype DT, kb_v16sf acc[DW_NV], const float *w, const void *src,
-       int64_t sp, int64_t c0, int64_t cn, int64_t kg)
-{
-    if (kg == 1 && cn == DW_CB) {
-        for (int v = 0; v < DW_NV; v++) {
-            kb_v16sf wv, sv;
-            memcpy(&wv, w + 16 * v, sizeof wv);
-            kb_omp_widen(DT, src, sp + c0 + 16 * v, 16, (float *)&sv);
-            acc[v] += wv * sv;
-        }
-        return;
-    }
-    float *a = (float *)acc;   /* a partial block, or a channel multiplier */
-    for (int64_t c = 0; c < cn; c++)
-        a[c] += w[c] * kb_omp_elem(DT, src, sp + (c0 + c) / kg);
-}
-
-/* img: the image's element offset in q->src; the row goes to dst from
- * element offset orow, rounded to dst_dt. */
-static inline __attribute__((always_inline)) void
-dw_row_nxc_body(kb_dtype DT, const kb_problem *p, const conv_geom *q,
-                int64_t img, const float *wt, const float *bias, int64_t c0,
-                int64_t cn, int64_t oz, int64_t oy, void *dst, int64_t orow)
-{
-    const kb_conv_desc *d = &p->conv;
-    int64_t kg = d->oc / d->g;
-    /* The input rows the (kz, ky) taps of this output row fall on, once
-     * per row rather than once per pixel. */
-    int64_t rows[DW_NXC_MAX_TAPS];
-    const float *wrow[DW_NXC_MAX_TAPS];
-    int nrows = 0;
-    for (int64_t kz = 0; kz < q->kd; kz++) {
-        int64_t iz = oz * q->sd - q->pd + kz * q->dd;
-        for (int64_t ky = 0; iz >= 0 && iz < q->id && ky < q->kh; ky++) {
-            int64_t iy = oy * q->sh - q->ph + ky * q->dh;
-            if (iy < 0 || iy >= q->ih)
-                continue;
-            rows[nrows] = img + (iz * q->ih + iy) * q->iw * d->ic;
-            wrow[nrows++] = wt + (kz * q->kh + ky) * q->kw * DW_CB;
-        }
-    }
-    for (int64_t ox = 0; ox < q->ow; ox++) {
-        kb_v16sf acc[DW_NV] = {{0}};
-        if (bias)
-            memcpy(acc, bias, (size_t)cn * sizeof(float));
-        for (int r = 0; r < nrows; r++)
-            for (int64_t kx = 0; kx < q->kw; kx++) {
-                int64_t ix = ox * q->sw - q->pw + kx * q->dw;
-                if (ix >= 0 && ix < q->iw)
-                    dw_tap(DT, acc, wrow[r] + kx * DW_CB, q->src,
-                           rows[r] + ix * d->ic, c0, cn, kg);
-            }
-        kb_omp_narrow(p->dt.dst, (const float *)acc, cn, dst,
-                      orow + ox * d->oc + c0);
-    }
-}
-
-static void dw_nxc(const kb_problem *p, const kb_tensors *t, int nthreads)
-{
-    const kb_conv_desc *d = &p->conv;
-    conv_geom q = geom_of(p, t->ptr[KB_ARG_SRC], 0);
-    int64_t taps = d->kd * d->kh * d->kw;
-    int64_t nblocks = ceil_div(d->oc, DW_CB);
-    const void *wei = t->ptr[KB_ARG_WEI];
-    const void *bias = kb_problem_has_bias(p) ? t->ptr[KB_ARG_BIA] : NULL;
-
-#pragma omp parallel for collapse(2) schedule(static) num_threads(nthreads)
-    for (int64_t row = 0; row < d->mb * d->od * d->oh; row++)
-        for (int64_t blk = 0; blk < nblocks; blk++) {
-            int64_t n = row / (d->od * d->oh), oz = row / d->oh % d->od;
-            int64_t oy = row % d->oh, c0 = blk * DW_CB;
-            int64_t cn = min64(DW_CB, d->oc - c0);
-            /* rebuilt per row because that is small next to the row's
-             * work */
-            float wt[DW_NXC_MAX_TAPS * DW_CB], bf[DW_CB];
-            for (int64_t k = 0; k < taps; k++)
-                for (int64_t c = 0; c < cn; c++)
-                    wt[k * DW_CB + c] = kb_omp_elem(p->dt.wei, wei,
-                                                    (c0 + c) * taps + k);
-            if (bias)
-                kb_omp_widen(p->dt.dst, bias, c0, cn, bf);
-            KB_OMP_PER_DTYPE(q.dt, dw_row_nxc_body, p, &q,
-                             n * d->id * d->ih * d->iw * d->ic, wt,
-                             bias ? bf : NULL, c0, cn, oz, oy,
-                             t->ptr[KB_ARG_DST],
-                             ((n * d->od + oz) * d->oh + oy) * d->ow * d->oc);
-        }
-}
-
 kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
@@ -1496,8 +1234,9 @@ kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p)
     if (kb_omp_dw_rows_fit(p))
         return KB_OMP_CONV_DW_NCX_ROWS;
     if (p->layout == KB_LAYOUT_NCX)
-        return d->kw <= DW_NCX_MAX_KW ? KB_OMP_CONV_DW_NCX : KB_OMP_CONV_GEMM;
-    return d->kd * d->kh * d->kw <= DW_NXC_MAX_TAPS ? KB_OMP_CONV_DW_NXC
+        return d->kw <= KB_OMP_DW_NCX_MAX_KW ? KB_OMP_CONV_DW_NCX
+                                             : KB_OMP_CONV_GEMM;
+    return d->kd * d->kh * d->kw <= KB_OMP_DW_NXC_MAX_TAPS ? KB_OMP_CONV_DW_NXC
                                                     : KB_OMP_CONV_GEMM;
 }
 
@@ -1511,10 +1250,10 @@ void kb_omp_conv(const kb_problem *p, const kb_tensors *t,
         kb_omp_dw_rows(p, t, nthreads);
         return;
     case KB_OMP_CONV_DW_NCX:
-        dw_ncx(p, t, nthreads);
+        kb_omp_dw_ncx(p, t, nthreads);
         return;
     case KB_OMP_CONV_DW_NXC:
-        dw_nxc(p, t, nthreads);
+        kb_omp_dw_nxc(p, t, nthreads);
         return;
     case KB_OMP_CONV_GEMM: {
         direct_plan pl = direct_plan_of(p);

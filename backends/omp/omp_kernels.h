@@ -322,11 +322,12 @@ void kb_omp_workspace_free(kb_omp_workspace *ws);
  * (kb_omp_ws_need).  Cannot fail. */
 void kb_omp_gemm(const kb_omp_gemm_args *g, const kb_omp_workspace *ws);
 
-/* The ways a convolution is computed (omp_conv.c states each one's
- * limits): a direct depthwise loop per layout (NCX's stride-1 2D layers
- * on rows of a padded copy, below, where they fit), or the grouped implicit
- * GEMM, the only one that needs the workspace and, for NXC, the weight
- * reorder.  The dispatcher and the plan's sizing both ask this. */
+/* The ways a convolution is computed (omp_conv.c, omp_conv_dw.c and
+ * omp_conv_dw_rows.c state each one's limits): a direct depthwise loop
+ * per layout (NCX's 2D layers on rows of a padded copy, below, where
+ * they fit), or the grouped implicit GEMM, the only one that needs the
+ * workspace and, for NXC, the weight reorder.  The dispatcher and the
+ * plan's sizing both ask this. */
 typedef enum {
     KB_OMP_CONV_DW_NCX_ROWS,
     KB_OMP_CONV_DW_NCX,
@@ -334,6 +335,15 @@ typedef enum {
     KB_OMP_CONV_GEMM
 } kb_omp_conv_path;
 kb_omp_conv_path kb_omp_conv_path_of(const kb_problem *p);
+
+/* Depthwise direct loops (omp_conv_dw.c), any type, stride, dilation
+ * and channel multiplier: NCX an output row at a time, for kernels up to
+ * KB_OMP_DW_NCX_MAX_KW wide (its tap bounds live on the stack); NXC a
+ * pixel's channel block at a time, for up to KB_OMP_DW_NXC_MAX_TAPS taps
+ * (the block's weights live on the stack). */
+enum { KB_OMP_DW_NCX_MAX_KW = 64, KB_OMP_DW_NXC_MAX_TAPS = 125 };
+void kb_omp_dw_ncx(const kb_problem *p, const kb_tensors *t, int nthreads);
+void kb_omp_dw_nxc(const kb_problem *p, const kb_tensors *t, int nthreads);
 
 /* Depthwise NCX, 2D, an output row at a time from
  * zero-bordered copies of the input rows it reads (omp_conv_dw_rows.c):

@@ -1,0 +1,44 @@
+/* omp_conv_geom.h - a forward convolution's geometry as the omp loops
+ * that read src in place use it: the im2col packers and the shifted
+ * path (omp_conv.c), and the depthwise loops (omp_conv_dw.c). */
+#ifndef KB_OMP_CONV_GEOM_H
+#define KB_OMP_CONV_GEOM_H
+
+#include "omp_kernels.h"
+
+/* The geometry an im2col packer needs.  src points at channel 0 of the
+ * group in one image, stored as dt; element (c, z, y, x) of it is at
+ * c*c_stride + ((z*ih + y)*iw + x)*px_stride.  Dilations are effective
+ * (1 = none). */
+typedef struct {
+    const void *src;
+    kb_dtype dt;
+    int64_t c_stride, px_stride;
+    int64_t cg;
+    int64_t id, ih, iw, od, oh, ow, kd, kh, kw;
+    int64_t sd, sh, sw, pd, ph, pw, dd, dh, dw;
+} kb_omp_conv_geom;
+
+/* src: the image (and group) at element offset off of the src tensor. */
+static inline kb_omp_conv_geom
+kb_omp_conv_geom_of(const kb_problem *p, const void *src, int64_t off)
+{
+    const kb_conv_desc *d = &p->conv;
+    bool nxc = p->layout == KB_LAYOUT_NXC;
+    kb_omp_conv_geom q = {
+        .src = kb_omp_at(p->dt.src, src, off),
+        .dt = p->dt.src,
+        .c_stride = nxc ? 1 : d->id * d->ih * d->iw,
+        .px_stride = nxc ? d->ic : 1,
+        .cg = d->ic / d->g,
+        .id = d->id, .ih = d->ih, .iw = d->iw,
+        .od = d->od, .oh = d->oh, .ow = d->ow,
+        .kd = d->kd, .kh = d->kh, .kw = d->kw,
+        .sd = d->sd, .sh = d->sh, .sw = d->sw,
+        .pd = d->pd, .ph = d->ph, .pw = d->pw,
+        .dd = d->dd + 1, .dh = d->dh + 1, .dw = d->dw + 1,
+    };
+    return q;
+}
+
+#endif
