@@ -28,10 +28,6 @@
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR };
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /* One reduction index of the implicit GEMM: channel and kernel offsets. */
 typedef struct {
     int64_t c, kz, ky, kx;

@@ -26,7 +26,6 @@
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR, CB = KB_OMP_BWD_CB };
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 {
     return v < lo ? lo : v > hi ? hi : v;

@@ -17,10 +17,6 @@
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR, NV = NR / 16 };
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /* Columns of the padded output volume: every padded row but the last
  * plane's last in full. */
 int64_t kb_omp_direct_cols(const kb_omp_direct_args *a)

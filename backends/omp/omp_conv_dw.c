@@ -8,10 +8,6 @@
 
 #include <string.h>
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /* Little arithmetic per byte, so what matters is touching each output
  * once: all taps are applied while one output row (NCX) or one pixel's
  * channel vector (NXC) is in registers or L1, never a whole plane per

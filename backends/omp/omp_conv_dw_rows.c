@@ -23,10 +23,6 @@ enum {
                             the row loop; 2 did better than 4, 8 or 16 */
 };
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /* The ring: rows (the taps' reach in rows, plus one) padded input rows,
  * each sw phases of phase_w floats (phase f column c is padded column
  * c*sw + f): the output's whole vectors plus the kernel's reach, so the

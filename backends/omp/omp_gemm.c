@@ -26,10 +26,6 @@ typedef kb_v16sf v16sf;
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR, KC = KB_OMP_KC, MC = KB_OMP_MC,
        NC = KB_OMP_NC, NV = NR / 16, A_IN_PLACE_PANELS = KB_OMP_A_IN_PLACE_PANELS };
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /* ---- packers for strided matrices ----
  * Each body is written once and instantiated per storage type DT by
  * KB_OMP_PER_DTYPE, so the f32 copy is the plain float loop. */

@@ -44,6 +44,11 @@ enum {
     KB_OMP_A_IN_PLACE_PANELS = 8
 };
 
+/* Index arithmetic every loop file of the backend uses. */
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 /* 16 floats: one AVX-512 register; gcc splits it on narrower ISAs.
  * Loads and stores go through memcpy, which compiles to unaligned vector
  * moves. */
