@@ -12,12 +12,7 @@ kb_omp_bwd_geom kb_omp_bwd_geom_of(const kb_problem *p)
     kb_omp_bwd_geom q = {
         .mb = d->mb, .g = d->g, .ic = d->ic, .oc = d->oc,
         .cg = d->ic / d->g, .kg = d->oc / d->g,
-        .id = d->id, .ih = d->ih, .iw = d->iw,
-        .od = d->od, .oh = d->oh, .ow = d->ow,
-        .kd = d->kd, .kh = d->kh, .kw = d->kw,
-        .sd = d->sd, .sh = d->sh, .sw = d->sw,
-        .pd = d->pd, .ph = d->ph, .pw = d->pw,
-        .dd = d->dd + 1, .dh = d->dh + 1, .dw = d->dw + 1,
+        KB_OMP_CONV_SIZES_OF(d),
         .in_px = d->id * d->ih * d->iw,
         .out_px = d->od * d->oh * d->ow,
         .taps = d->kd * d->kh * d->kw,

@@ -4,7 +4,7 @@
 #ifndef KB_OMP_CONV_BWD_H
 #define KB_OMP_CONV_BWD_H
 
-#include "omp_kernels.h"
+#include "omp_conv_geom.h"
 
 #include <string.h>
 
@@ -17,14 +17,12 @@ typedef struct {
     int64_t lo, hi, i0, m0;
 } kb_omp_bwd_xtap;
 
-/* A convolution's sizes as the loops use them.  Dilations are effective
- * (1 = none); a 2D problem has depth 1 and no depth padding.  Channels
- * are ic = g*cg and oc = g*kg; in_px/out_px are the pixels of one image,
- * taps = kd*kh*kw. */
+/* A convolution's sizes as the backward loops use them (the shared ones:
+ * KB_OMP_CONV_SIZES).  Channels are ic = g*cg and oc = g*kg;
+ * in_px/out_px are the pixels of one image, taps = kd*kh*kw. */
 typedef struct {
     int64_t mb, g, ic, oc, cg, kg;
-    int64_t id, ih, iw, od, oh, ow, kd, kh, kw;
-    int64_t sd, sh, sw, pd, ph, pw, dd, dh, dw;
+    KB_OMP_CONV_SIZES;
     int64_t in_px, out_px, taps;
     bool nxc;
     const kb_omp_bwd_xtap *xt; /* kw entries; set by prepare, else NULL */
