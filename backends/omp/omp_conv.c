@@ -976,13 +976,13 @@ static bool images_per_thread(const kb_problem *p, const direct_plan *pl,
 {
     const kb_conv_desc *d = &p->conv;
     int64_t words = direct_copy_words(p, pl);
-    int64_t reread = min64(d->oc / d->g * pl->red, words / d->g);
     return pl->kind != DIRECT_BANDS && nthreads > 1 && d->mb >= nthreads &&
            (d->mb % nthreads == 0 || d->mb >= 8 * nthreads) &&
            (words + NR) * (int64_t)sizeof(float) <=
                KB_OMP_KC * KB_OMP_NC * (int64_t)sizeof(float) &&
            (p->dt.dst == KB_F32 ||
-            reread * (int64_t)sizeof(float) <= DIRECT_REREAD_BYTES);
+            kb_omp_direct_slices(d->oc / d->g, pl->red, words / d->g,
+                                 DIRECT_REREAD_BYTES) == 1);
 }
 
 static void direct_conv(const kb_problem *p, const direct_plan *pl,

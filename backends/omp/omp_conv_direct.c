@@ -172,6 +172,13 @@ static inline void tile(const kb_omp_direct_args *a, int64_t ib, int64_t jb,
                k0 + kc == a->k);
 }
 
+int64_t kb_omp_direct_slices(int64_t m, int64_t k, int64_t img_elems,
+                             int64_t reread_bytes)
+{
+    int64_t reread = min64(m * k, img_elems);
+    return ceil_div(reread * (int64_t)sizeof(float), reread_bytes);
+}
+
 void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
 {
     int64_t cols = kb_omp_direct_cols(a);
@@ -188,10 +195,9 @@ void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
      * its sums to dst's (or part's: a 16-bit dst cannot hold them, and
      * without part the reduction is not cut). */
     bool rows_outer = a->m * a->k > a->img_elems;
-    int64_t reread = rows_outer ? a->img_elems : a->m * a->k;
     int64_t slices = a->dst_dt == KB_F32 || a->part
-                         ? ceil_div(reread * (int64_t)sizeof(float),
-                                    a->reread_bytes)
+                         ? kb_omp_direct_slices(a->m, a->k, a->img_elems,
+                                                a->reread_bytes)
                          : 1;
     int64_t step = ceil_div(a->k, slices);
     if (rows_outer) {

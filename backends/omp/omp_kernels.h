@@ -421,6 +421,12 @@ void kb_omp_bf16_pair_row(uint32_t *out, const uint16_t *lo,
                           const uint16_t *hi, int64_t n, int64_t stride);
 int64_t kb_omp_direct_cols(const kb_omp_direct_args *a);
 void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads);
+/* The slices kb_omp_conv_direct cuts an m x k by image-of-img_elems-words
+ * reduction into where its partial sums have an f32 home, so that the
+ * operand read again (the smaller) stays within reread_bytes; 1 where it
+ * is not cut. */
+int64_t kb_omp_direct_slices(int64_t m, int64_t k, int64_t img_elems,
+                             int64_t reread_bytes);
 
 /* Kernel entry points over the host tensors of p (f32, or bf16/f16 as
  * p->dt says).  Each cannot fail once prepared.  nthreads >= 1
