@@ -6,6 +6,7 @@
 #include "omp_kernels.h"
 
 #include <immintrin.h>
+#include <string.h>
 
 enum { MR = KB_OMP_MR, NR = KB_OMP_NR, NV = NR / 16 };
 
@@ -22,6 +23,14 @@ dot_body(int64_t npairs, const uint32_t *restrict a, int64_t a_rs,
          int64_t a_ks, const uint32_t *restrict b,
          const int64_t *restrict b_off, kb_v16sf acc[][NV])
 {
+    /* The empty reduction apart: on the same path gcc kept the
+     * accumulators on the stack too, zeroed them there first and copied
+     * them to acc at the end, 48 extra 64-byte moves a tile against 8
+     * cycles of work a pair (ResNet-50's bf16 res2 1x1 layers: 32 pairs). */
+    if (npairs <= 0) {
+        memset(acc, 0, MR * NR * sizeof(float));
+        return;
+    }
     __m512 c[MR][NV];
     for (int i = 0; i < MR; i++)
         for (int v = 0; v < NV; v++)
