@@ -56,58 +56,79 @@ rounded_body(const kb_omp_direct_args *a, const float *t, int64_t i0,
     }
 }
 
-/* dst[0..n) = h[0..n), 0 < n <= 16: two moves of a fixed size, which
- * overlap (a loop, or a memcpy of n, was most of a short run's store). */
+/* n elements of es bytes (a constant) from src to dst, 0 < n <= 16: two
+ * moves of a fixed size, which overlap (a loop, or a memcpy of n, was
+ * most of a short run's store). */
 static inline __attribute__((always_inline)) void
-copy_short_u16(uint16_t *dst, const uint16_t *h, int64_t n)
+copy_short(void *dst, const void *src, int64_t n, size_t es)
 {
-    if (n >= 8) {
-        memcpy(dst, h, 16);
-        memcpy(dst + n - 8, h + n - 8, 16);
-    } else if (n >= 4) {
-        memcpy(dst, h, 8);
-        memcpy(dst + n - 4, h + n - 4, 8);
-    } else if (n >= 2) {
-        memcpy(dst, h, 4);
-        memcpy(dst + n - 2, h + n - 2, 4);
+    char *d = dst;
+    const char *s = src;
+    size_t w = n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : 1;
+    if (w == 8) {
+        memcpy(d, s, 8 * es);
+        memcpy(d + (n - 8) * es, s + (n - 8) * es, 8 * es);
+    } else if (w == 4) {
+        memcpy(d, s, 4 * es);
+        memcpy(d + (n - 4) * es, s + (n - 4) * es, 4 * es);
+    } else if (w == 2) {
+        memcpy(d, s, 2 * es);
+        memcpy(d + (n - 2) * es, s + (n - 2) * es, 2 * es);
     } else {
-        *dst = *h;
+        memcpy(d, s, es);
     }
 }
 
-/* A run of n columns into a bf16 dst over the whole reduction, vector by
- * vector with nothing staged: whole vectors from the run's start, then
- * the one that ends at its end (overlapping the one before, which wrote
- * the same values); a run shorter than a vector is rounded as one and
- * copied.  That reads up to 15 floats past the run: the tiles' sums have
- * a row to spare (TILE_ROWS).  The padded rows of 3x3 layers cut their
- * tiles into runs of every length; staged and rounded a float at a time
- * they were 14 % of ResNet-50's res3b_branch2b in bf16. */
+/* A run of n columns into a bf16 dst, vector by vector with nothing
+ * staged: whole vectors from the run's start, then the one that ends at
+ * its end (overlapping the one before; every vector is loaded and summed
+ * before any is stored, so the overlap stores the same values).  The
+ * sums so far, over a slice past the first, are part's (f32).  A run
+ * shorter than a vector is one vector, read from the tile's sums whole
+ * (up to 15 floats past the run: they have a row to spare, TILE_ROWS)
+ * and from part and to dst or part by copy_short.  The padded rows of
+ * 3x3 layers cut their tiles into runs of every length, and 14 or 7
+ * columns a row are all short; staged and rounded a float at a time they
+ * were 14 % of ResNet-50's res3b_branch2b in bf16. */
 static inline __attribute__((always_inline)) void
 bf16_run(const kb_omp_direct_args *a, const float *t, int64_t i0, int64_t o,
-         int64_t n)
+         int64_t n, bool first, bool last)
 {
-    uint16_t *dst = (uint16_t *)a->dst + o;
-    for (int i = 0; i < MR; i++, t += NR, dst += a->dst_cs) {
+    for (int i = 0; i < MR; i++, t += NR, o += a->dst_cs) {
+        uint16_t *dst = (uint16_t *)a->dst + o;
         float b = a->bias ? kb_omp_elem(KB_BF16, a->bias, i0 + i) : 0.0f;
-        kb_v16sf x;
-        kb_v16hu r;
+        kb_v16sf x[NV];
+        int64_t at[NV];
+        int nv = 0;
         if (n < 16) {
-            memcpy(&x, t, sizeof x);
-            r = kb_omp_bf16_rne16(x + b);
-            uint16_t h[16];
-            memcpy(h, &r, sizeof h);
-            copy_short_u16(dst, h, n);
-            continue;
+            at[nv++] = 0;
+        } else {
+            for (int64_t c = 0; c + 16 < n; c += 16)
+                at[nv++] = c;
+            at[nv++] = n - 16;
         }
-        for (int64_t c = 0; c + 16 < n; c += 16) {
-            memcpy(&x, t + c, sizeof x);
-            r = kb_omp_bf16_rne16(x + b);
-            memcpy(dst + c, &r, sizeof r);
+        for (int v = 0; v < nv; v++) {
+            kb_v16sf s = (kb_v16sf){0} + b;
+            memcpy(&x[v], t + at[v], sizeof x[v]);
+            if (!first && n < 16)
+                copy_short(&s, a->part + o, n, sizeof(float));
+            else if (!first)
+                memcpy(&s, a->part + o + at[v], sizeof s);
+            x[v] += s;
         }
-        memcpy(&x, t + n - 16, sizeof x);
-        r = kb_omp_bf16_rne16(x + b);
-        memcpy(dst + n - 16, &r, sizeof r);
+        for (int v = 0; v < nv; v++) {
+            if (last) {
+                kb_v16hu r = kb_omp_bf16_rne16(x[v]);
+                if (n < 16)
+                    copy_short(dst, &r, n, sizeof(uint16_t));
+                else
+                    memcpy(dst + at[v], &r, sizeof r);
+            } else if (n < 16) {
+                copy_short(a->part + o, &x[v], n, sizeof(float));
+            } else {
+                memcpy(a->part + o + at[v], &x[v], sizeof x[v]);
+            }
+        }
     }
 }
 
@@ -119,11 +140,11 @@ static __attribute__((noinline)) void
 store_run_rounded(const kb_omp_direct_args *a, const float *t, int64_t i0,
                   int64_t o, int64_t n, bool first, bool last)
 {
-    if (first && last && a->dst_dt == KB_BF16) {
+    if (a->dst_dt == KB_BF16) {
         if (n == NR)
-            bf16_run(a, t, i0, o, NR);
+            bf16_run(a, t, i0, o, NR, first, last);
         else
-            bf16_run(a, t, i0, o, n);
+            bf16_run(a, t, i0, o, n, first, last);
     } else if (n == NR) {
         rounded_body(a, t, i0, o, NR, first, last);
     } else {
