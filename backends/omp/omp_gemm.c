@@ -412,6 +412,18 @@ static bool a_in_place(const kb_omp_gemm_args *g, const kb_omp_ukernel *uk)
            g->a.cs == 1 && ceil_div(g->n, NR) <= A_IN_PLACE_PANELS;
 }
 
+/* The kernel on a B panel whose columns end within its first vector:
+ * half the multiply-adds (ResNet-50's res4 1x1 layers, 196 pixels, end 4
+ * columns into their seventh panel of 32; acc's second vectors are left
+ * alone, and the store reads no further than n).  Out of line, so that
+ * the whole panels' loop keeps its code. */
+static __attribute__((noinline)) void
+half_panel_in_place(int64_t kc, const float *a, int64_t rs, const float *b,
+                    v16sf acc[][NV])
+{
+    kb_omp_f32_8xn_general_body(kc, a, rs, 1, b, NULL, 1, acc);
+}
+
 /* macro_kernel on A read in place: the MC x KC block at rows [ic, ic+mc),
  * columns [pc, pc+kc) of A.  Whole MR-row micro-panels are read from A's
  * rows; a last partial one is packed (zero rows past mc) into abuf, since
@@ -431,8 +443,11 @@ static void macro_kernel_in_place(const gemm_ctx *x, int64_t ic,
         const float *b = pb + jr * kc;
         int64_t n = min64(NR, nc - jr);
         for (int64_t ir = 0; ir < whole; ir += MR) {
-            kb_omp_f32_8x32_strided_body(kc, a0 + ir * a->rs, a->rs, 1, b,
-                                         acc);
+            if (n <= 16)
+                half_panel_in_place(kc, a0 + ir * a->rs, a->rs, b, acc);
+            else
+                kb_omp_f32_8x32_strided_body(kc, a0 + ir * a->rs, a->rs, 1,
+                                             b, acc);
             tile_store(acc, MR, n, u, ir, jr);
         }
         if (whole < mc) {

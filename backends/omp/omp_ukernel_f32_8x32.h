@@ -20,27 +20,28 @@
  * (omp_conv_direct.c).  The accumulators are an array indexed by
  * compile-time constants only, so gcc keeps all 16 in registers; callers
  * pass constant a_ks and a constant NULL or not for b_off, so each use is
- * its own specialised loop. */
+ * its own specialised loop.  nv (a constant too): the vectors of B's row
+ * computed, NR/16, or 1 for a tile whose columns past 16 are dropped
+ * (acc's second vectors are then left alone). */
 static inline __attribute__((always_inline)) void
-kb_omp_f32_8x32_general_body(int64_t kc, const float *restrict a,
-                             int64_t a_rs, int64_t a_ks,
-                             const float *restrict b,
-                             const int64_t *restrict b_off,
-                             kb_v16sf acc[][KB_OMP_NR / 16])
+kb_omp_f32_8xn_general_body(int64_t kc, const float *restrict a,
+                            int64_t a_rs, int64_t a_ks,
+                            const float *restrict b,
+                            const int64_t *restrict b_off, int nv,
+                            kb_v16sf acc[][KB_OMP_NR / 16])
 {
     enum { MR = KB_OMP_MR, NR = KB_OMP_NR, NV = NR / 16 };
     kb_v16sf c[MR][NV];
     for (int i = 0; i < MR; i++)
-        for (int v = 0; v < NV; v++)
+        for (int v = 0; v < nv; v++)
             c[i][v] = (kb_v16sf){0};
     for (int64_t k = 0; k < kc; k++, a += a_ks) {
-        kb_v16sf b0, b1;
-        if (b_off) {   /* unaligned rows */
-            memcpy(&b0, b + b_off[k], sizeof b0);
-            memcpy(&b1, b + b_off[k] + 16, sizeof b1);
-        } else {
-            b0 = *(const kb_v16sf *)(b + k * NR);
-            b1 = *(const kb_v16sf *)(b + k * NR + 16);
+        kb_v16sf bv[NV];
+        for (int v = 0; v < nv; v++) {
+            if (b_off)   /* unaligned rows */
+                memcpy(&bv[v], b + b_off[k] + 16 * v, sizeof bv[v]);
+            else
+                bv[v] = *(const kb_v16sf *)(b + k * NR + 16 * v);
         }
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
@@ -48,11 +49,29 @@ kb_omp_f32_8x32_general_body(int64_t kc, const float *restrict a,
              * is +0) on the FMA ports, a third of the kernel's uops */
             float x = a[i * a_rs];
             kb_v16sf ai = {x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
-            c[i][0] += ai * b0;
-            c[i][1] += ai * b1;
+            for (int v = 0; v < nv; v++)
+                c[i][v] += ai * bv[v];
         }
     }
-    memcpy(acc, c, sizeof(c));
+    if (nv == NV) {
+        memcpy(acc, c, sizeof(c));
+        return;
+    }
+    for (int i = 0; i < MR; i++)
+        for (int v = 0; v < nv; v++)
+            acc[i][v] = c[i][v];
+}
+
+/* The whole tile. */
+static inline __attribute__((always_inline)) void
+kb_omp_f32_8x32_general_body(int64_t kc, const float *restrict a,
+                             int64_t a_rs, int64_t a_ks,
+                             const float *restrict b,
+                             const int64_t *restrict b_off,
+                             kb_v16sf acc[][KB_OMP_NR / 16])
+{
+    kb_omp_f32_8xn_general_body(kc, a, a_rs, a_ks, b, b_off, KB_OMP_NR / 16,
+                                acc);
 }
 
 /* The micro-kernel on a packed B (b_off NULL above). */
