@@ -302,18 +302,13 @@ void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
         int64_t lo = nbn * t / nt, hi = nbn * (t + 1) / nt;
         int64_t nblocks = ceil_div(hi - lo, max64(per_block, 1));
         int64_t bn = nblocks > 0 ? ceil_div(hi - lo, nblocks) : 1;
-        for (int64_t j0 = lo; j0 < hi; j0 += bn)
-            for (int64_t k0 = 0; k0 < a->k; k0 += step) {
-                int64_t kc = min64(step, a->k - k0);
-                if (cols_first) {
-                    for (int64_t jb = j0; jb < min64(j0 + bn, hi); jb++)
-                        for (int64_t ib = 0; ib < nbm; ib++)
-                            tile(a, ib, jb, k0, kc, cols);
-                } else {
-                    for (int64_t ib = 0; ib < nbm; ib++)
-                        for (int64_t jb = j0; jb < min64(j0 + bn, hi); jb++)
-                            tile(a, ib, jb, k0, kc, cols);
-                }
-            }
+        for (int64_t j0 = lo; j0 < hi; j0 += bn) {
+            int64_t bw = min64(bn, hi - j0);
+            for (int64_t k0 = 0; k0 < a->k; k0 += step)
+                for (int64_t t = 0; t < nbm * bw; t++)
+                    tile(a, cols_first ? t % nbm : t / bw,
+                         j0 + (cols_first ? t / nbm : t % bw), k0,
+                         min64(step, a->k - k0), cols);
+        }
     }
 }

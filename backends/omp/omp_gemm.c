@@ -170,6 +170,20 @@ static void tile_store_corner(const float *t, int64_t m, int64_t n,
         tile_store_elems(u->in.dt, u->out.dt, u->bias_dt, t, m, n, u);
 }
 
+/* The 16 elements of base (stored as dt) at off, as f32: one vector load
+ * for f32 (widened a float at a time on the stack, they were read back
+ * before the stores could be forwarded: a third of tile_store_rows' time
+ * on the f32 partial sums of a bf16 GEMM deeper than KC). */
+static inline v16sf load16(kb_dtype dt, const void *base, int64_t off)
+{
+    v16sf t;
+    if (dt == KB_F32)
+        memcpy(&t, (const float *)base + off, sizeof t);
+    else
+        kb_omp_widen(dt, base, off, 16, (float *)&t);
+    return t;
+}
+
 /* Full-width rows (n == NR, contiguous) with a bias, or 16-bit types:
  * 16 at a time, widened on the way in and rounded on the way out; a bias
  * per row (bias_cs == 0) or per contiguous column. */
@@ -178,27 +192,14 @@ static void tile_store_rows(v16sf acc[][NV], int64_t m,
 {
     for (int64_t i = 0; i < m; i++) {
         for (int v = 0; v < NV; v++) {
-            v16sf r = u->alpha * acc[i][v], t;
-            if (u->beta != 0.0f && u->in.dt == KB_F32) {
-                /* one vector load: widened a float at a time on the
-                 * stack, t was read back before the stores could be
-                 * forwarded, a third of this store's time on the f32
-                 * sums of a bf16 GEMM deeper than KC */
-                memcpy(&t, (const float *)u->in.base + i * u->in.rs + 16 * v,
-                       sizeof t);
-                r += u->beta * t;
-            } else if (u->beta != 0.0f) {
-                kb_omp_widen(u->in.dt, u->in.base, i * u->in.rs + 16 * v, 16,
-                             (float *)&t);
-                r += u->beta * t;
-            }
-            if (u->bias && u->bias_cs == 0) {
+            v16sf r = u->alpha * acc[i][v];
+            if (u->beta != 0.0f)
+                r += u->beta * load16(u->in.dt, u->in.base,
+                                      i * u->in.rs + 16 * v);
+            if (u->bias && u->bias_cs == 0)
                 r += kb_omp_elem(u->bias_dt, u->bias, i * u->bias_rs);
-            } else if (u->bias) {
-                kb_omp_widen(u->bias_dt, u->bias, i * u->bias_rs + 16 * v,
-                             16, (float *)&t);
-                r += t;
-            }
+            else if (u->bias)
+                r += load16(u->bias_dt, u->bias, i * u->bias_rs + 16 * v);
             if (u->out.dt == KB_BF16) {
                 /* in registers: staged on the stack for the scalar
                  * rounding, this store was a tenth of ResNet-50's
