@@ -8,7 +8,8 @@
  * col is never materialised: the engine's packer for it gathers each
  * KC x NC (or MC x KC) block straight from src, zero where the window
  * hangs over the padding, so a thread needs only its panel buffers.
- * 1x1 stride-1 unpadded convolutions are plain matrices over src.  A
+ * 1x1 stride-1 unpadded convolutions are plain matrices over src (of
+ * few output channels, read in place by the direct path).  A
  * depthwise convolution (CG == 1) is a direct loop, since a GEMM with
  * M == 1 cannot use the register tile, when its kernel is within that
  * loop's limits (omp_conv_dw.c and omp_conv_dw_rows.c state them); past
@@ -657,7 +658,8 @@ static void shifted_conv(const kb_problem *p, const kb_tensors *t,
  * for bf16 having a direct kernel (AVX512-BF16's; AMX takes the GEMM):
  * then the image is copied as pairs of channels and the weights are
  * rewritten as pairs, in the timed run (direct_pairs).  f32 1x1 layers
- * stay with the GEMM: unstrided they are plain
+ * stay with the GEMM, but for those of few output channels, which run
+ * direct on src in place (in_place_path): unstrided they are plain
  * matrices, which its blocking suits better (DeepCAM's 728-channel pw2
  * ran at half the speed direct), and strided their copy would be all
  * phases for one read (D3 a quarter slower).  bf16 1x1 layers run direct
@@ -694,7 +696,8 @@ typedef enum {
     DIRECT_NONE,
     DIRECT_WHOLE,       /* the whole padded image, copied per image */
     DIRECT_BANDS,       /* bands of output rows, each copied per thread */
-    DIRECT_ROW_TAPS     /* the rows each (ky, kx) tap reads, per image */
+    DIRECT_ROW_TAPS,    /* the rows each (ky, kx) tap reads, per image */
+    DIRECT_IN_PLACE     /* f32 1x1: src itself, nothing copied (below) */
 } direct_kind;
 
 /* How p runs direct, worked out once per call: the copy's planes of
@@ -716,12 +719,49 @@ static bool direct_pairs(const kb_problem *p)
            kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct;
 }
 
+/* ... or as f32, the f32 kernel being the one the tile loop inlines. */
+static bool direct_f32(const kb_problem *p)
+{
+    return kb_dts_all(&p->dt, KB_F32) &&
+           kb_omp_ukernel_for(KB_F32, KB_F32)->kernel ==
+               kb_omp_ukernel_f32_8x32;
+}
+
 static bool direct_types(const kb_problem *p)
 {
-    return direct_pairs(p) ||
-           (kb_dts_all(&p->dt, KB_F32) &&
-            kb_omp_ukernel_for(KB_F32, KB_F32)->kernel ==
-                kb_omp_ukernel_f32_8x32);
+    return direct_pairs(p) || direct_f32(p);
+}
+
+/* ---- 1x1 in place ----
+ * An f32 1x1 stride-1 unpadded layer needs no copy to run direct: every
+ * tap is in bounds and a run of pixels is a run of src, so the tile loop
+ * reads channel c's row at src + c*P in place (P the pixels), with
+ * nothing packed or copied but the last partial column tile, whose
+ * columns past P would be read past src's end: it runs on a copy of its
+ * rows, NR wide (the tail).  B then streams from memory once, as K
+ * scattered rows that the hardware prefetcher does not follow, so the
+ * tile loop prefetches the tiles ahead (IN_PLACE_AHEAD words) and runs
+ * columns first, each tile's rows read from L1 by every row block.
+ * Against the GEMM, which packs B, the path pays where few output
+ * channels share each packed word, IN_PLACE_MAX_M or fewer (idle Zen 5,
+ * alternating, 3 or 4 rounds): DeepCAM's D39 (48 channels; packing was
+ * a third of its time) 1.31x at mb 1 and 1.24x at mb 4, ResNet-50's res2
+ * 1x1 layers of 64 channels 1.04 to 1.10x at mb 1 and 1.32 to 1.49x at
+ * mb 32.  At 128 and 256 channels, mb 1: 0.91 to 1.21x, no rule seen;
+ * at 728 and more 0.34 to 0.94x, the GEMM's blocking reusing each packed
+ * word over them all.  Images of fewer than BATCH_MAX_PX pixels batch instead
+ * (batch_of), where mb allows. */
+enum { IN_PLACE_AHEAD = 2 * NR, IN_PLACE_MAX_M = 64 };
+
+static int64_t batch_of(const kb_problem *p);
+
+static bool in_place_path(const kb_problem *p)
+{
+    const kb_conv_desc *d = &p->conv;
+    return p->layout == KB_LAYOUT_NCX && kb_conv_is_pointwise(d) &&
+           direct_f32(p) && (d->oc / d->g) % MR == 0 &&
+           d->oc / d->g <= IN_PLACE_MAX_M &&
+           d->od * d->oh * d->ow >= NR && batch_of(p) == 1;
 }
 
 /* The copy's 32-bit words (f32 values or pairs), every group. */
@@ -751,8 +791,6 @@ static int64_t direct_band_rows(const kb_problem *p, direct_plan pl)
     return max64(min64(rows, d->oh), 0);
 }
 
-static int64_t batch_of(const kb_problem *p);
-
 static direct_plan direct_plan_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
@@ -765,6 +803,10 @@ static direct_plan direct_plan_of(const kb_problem *p)
                                  .rows = pl.size.h, .row_w = pl.size.w };
     int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
+    if (in_place_path(p)) {
+        pl.kind = DIRECT_IN_PLACE;
+        return pl;
+    }
     if (!(p->layout == KB_LAYOUT_NCX && direct_types(p) &&
           (d->kd * d->kh * d->kw > 1 || (pl.pairs && batch_of(p) == 1)) &&
           (d->oc / d->g) % MR == 0 && out_px >= NR))
@@ -792,12 +834,13 @@ static direct_plan direct_plan_of(const kb_problem *p)
     return pl;
 }
 
-/* The scratch, in this order: the offsets of the reduction indices; for
- * pairs, the weights as pairs; for pairs into a 16-bit dst, whole, one
- * group's f32 partial sums (kb_omp_direct_args's part); per image (not
- * in bands), the copy and NR words a last tile may read past it. */
+/* The scratch, in this order: the offsets of the reduction indices (in
+ * place, then the tail's); for pairs, the weights as pairs; for pairs
+ * into a 16-bit dst, whole, one group's f32 partial sums
+ * (kb_omp_direct_args's part); per image (not in bands), the copy and
+ * NR words a last tile may read past it, or in place the tail. */
 typedef struct {
-    size_t off, wei, part, image, total;
+    size_t off, tail_off, wei, part, image, total;
 } direct_scratch;
 
 static direct_scratch direct_scratch_of(const kb_problem *p,
@@ -805,15 +848,19 @@ static direct_scratch direct_scratch_of(const kb_problem *p,
 {
     const kb_conv_desc *d = &p->conv;
     bool whole = pl->kind != DIRECT_BANDS;
+    bool in_place = pl->kind == DIRECT_IN_PLACE;
     direct_scratch s = { .off = 0 };
-    s.wei = s.off + (size_t)pl->red * sizeof(int64_t);
+    s.tail_off = s.off + (size_t)pl->red * sizeof(int64_t);
+    s.wei = s.tail_off + (in_place ? (size_t)pl->red * sizeof(int64_t) : 0);
     s.part = s.wei + (pl->pairs ? (size_t)(d->oc * pl->red) * 4 : 0);
     s.image = s.part + (pl->pairs && whole && p->dt.dst != KB_F32
                             ? (size_t)(d->oc / d->g * d->od * d->oh * d->ow) *
                                   sizeof(float)
                             : 0);
     s.total = s.image +
-              (whole ? (size_t)direct_copy_words(p, pl) * 4 + NR * 4 : 0);
+              (in_place ? (size_t)(d->ic * NR) * sizeof(float)
+               : whole  ? (size_t)direct_copy_words(p, pl) * 4 + NR * 4
+                        : 0);
     return s;
 }
 
@@ -911,23 +958,47 @@ static void direct_pair_weights(const kb_problem *p, const uint16_t *wei,
         }
 }
 
-/* Every group of image n from the copy pad, output rows [y0, y0 + rows)
- * (all of them: od planes, y0 0); wei the weights as the kernel reads
- * them, part as in kb_omp_direct_args. */
+/* What one direct call computes, for every group: output pixels from
+ * dst_at (in an output plane) on, od planes of oh rows of ow pixels,
+ * read in padded rows of row_w, rows a plane, from img (group g's at
+ * g * group_words) at the offsets off (kb_omp_direct_args). */
+typedef struct {
+    const uint32_t *img;
+    const int64_t *off;
+    int64_t group_words, dst_at;
+    int64_t od, oh, ow, rows, row_w;
+    int64_t b_ahead;
+} direct_window;
+
+/* Output rows [y0, y0 + rows) of every plane (all of them: od planes, y0
+ * 0) from the copy img, as plan pl lays it out. */
+static direct_window copy_window(const kb_problem *p, const direct_plan *pl,
+                                 const uint32_t *img, const int64_t *off,
+                                 int64_t y0, int64_t rows)
+{
+    const kb_conv_desc *d = &p->conv;
+    return (direct_window){ .img = img, .off = off,
+                            .group_words = direct_copy_words(p, pl) / d->g,
+                            .dst_at = y0 * d->ow,
+                            .od = d->od, .oh = rows, .ow = d->ow,
+                            .rows = pl->size.h, .row_w = pl->size.w };
+}
+
+/* Every group of image n over window w; wei the weights as the kernel
+ * reads them, part as in kb_omp_direct_args. */
 static void direct_groups(const kb_problem *p, const direct_plan *pl,
-                          const kb_tensors *t, const uint32_t *pad,
-                          const int64_t *off, const void *wei, float *part,
-                          int64_t n, int64_t y0, int64_t rows, int nthreads)
+                          const kb_tensors *t, const direct_window *w,
+                          const void *wei, float *part, int64_t n,
+                          int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
     int64_t kg = d->oc / d->g;
-    int64_t img = direct_copy_words(p, pl) / d->g;
     int64_t out_px = d->od * d->oh * d->ow;
     for (int64_t g = 0; g < d->g; g++) {
         kb_omp_direct_args a = {
-            .img = pad + g * img,
-            .img_elems = img,
-            .off = off,
+            .img = w->img + g * w->group_words,
+            .img_elems = w->group_words,
+            .off = w->off,
             .wei = (const uint32_t *)wei + g * kg * pl->red,
             .kernel = pl->pairs
                           ? kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct
@@ -938,15 +1009,48 @@ static void direct_groups(const kb_problem *p, const direct_plan *pl,
                         ? kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA], g * kg)
                         : NULL,
             .dst = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
-                             (n * d->oc + g * kg) * out_px + y0 * d->ow),
+                             (n * d->oc + g * kg) * out_px + w->dst_at),
             .part = part,
             .dst_cs = out_px,
-            .od = d->od, .oh = rows, .ow = d->ow,
-            .rows = pl->size.h, .row_w = pl->size.w,
+            .od = w->od, .oh = w->oh, .ow = w->ow,
+            .rows = w->rows, .row_w = w->row_w,
             .reread_bytes = DIRECT_REREAD_BYTES,
+            .b_ahead = w->b_ahead,
         };
         kb_omp_conv_direct(&a, nthreads);
     }
+}
+
+/* Image n of an in-place plan: its whole column tiles on src, a run of
+ * P columns (od, oh and ow as one row), then a last partial tile on the
+ * tail: each channel's last columns, copied NR wide, zero past P. */
+static void in_place_image(const kb_problem *p, const direct_plan *pl,
+                           const kb_tensors *t, const int64_t *off,
+                           const int64_t *tail_off, uint32_t *tail,
+                           const void *wei, int64_t n, int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    int64_t px = d->od * d->oh * d->ow, whole = px / NR * NR;
+    int64_t cg = d->ic / d->g;
+    const uint32_t *src = (const uint32_t *)t->ptr[KB_ARG_SRC] +
+                          n * d->ic * px;
+    direct_window w = { .img = src, .off = off, .group_words = cg * px,
+                        .od = 1, .oh = 1, .ow = whole, .rows = 1,
+                        .row_w = whole, .b_ahead = IN_PLACE_AHEAD };
+    direct_groups(p, pl, t, &w, wei, NULL, n, nthreads);
+    if (whole == px)
+        return;
+    for (int64_t c = 0; c < d->ic; c++) {
+        memcpy(tail + c * NR, src + c * px + whole,
+               (size_t)(px - whole) * sizeof(float));
+        memset(tail + c * NR + px - whole, 0,
+               (size_t)(NR - (px - whole)) * sizeof(float));
+    }
+    w = (direct_window){ .img = tail, .off = tail_off,
+                         .group_words = cg * NR, .dst_at = whole,
+                         .od = 1, .oh = 1, .ow = px - whole, .rows = 1,
+                         .row_w = px - whole };
+    direct_groups(p, pl, t, &w, wei, NULL, n, nthreads);
 }
 
 /* Image n of src into pad, as a whole-image plan reads it. */
@@ -999,6 +1103,16 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
         wei = scratch + s.wei;
     }
     direct_offsets(p, pl, off);
+    if (pl->kind == DIRECT_IN_PLACE) {
+        int64_t *tail_off = (int64_t *)(scratch + s.tail_off);
+        for (int64_t k = 0; k < pl->red; k++)
+            tail_off[k] = k * NR;
+        for (int64_t n = 0; n < d->mb; n++)
+            in_place_image(p, pl, t, off, tail_off,
+                           (uint32_t *)(scratch + s.image), wei, n,
+                           ws->nthreads);
+        return;
+    }
     size_t copy_bytes = (size_t)direct_copy_words(p, pl) * 4;
     if (pl->kind == DIRECT_BANDS) {
         int64_t nbands = ceil_div(d->oh, pl->band);
@@ -1010,8 +1124,9 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
                 pad_image(p, pl->pairs, t->ptr[KB_ARG_SRC], n, buf, pl->size,
                           y0, 1);
                 memset((char *)buf + copy_bytes, 0, NR * 4);
-                direct_groups(p, pl, t, buf, off, wei, NULL, n, y0,
-                              min64(pl->band, d->oh - y0), 1);
+                direct_window w = copy_window(p, pl, buf, off, y0,
+                                              min64(pl->band, d->oh - y0));
+                direct_groups(p, pl, t, &w, wei, NULL, n, 1);
             }
         return;
     }
@@ -1021,7 +1136,8 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
             uint32_t *buf = (uint32_t *)ws->bbuf[omp_get_thread_num()];
             direct_image(p, pl, t->ptr[KB_ARG_SRC], n, buf, 1);
             memset((char *)buf + copy_bytes, 0, NR * 4);
-            direct_groups(p, pl, t, buf, off, wei, NULL, n, 0, d->oh, 1);
+            direct_window w = copy_window(p, pl, buf, off, 0, d->oh);
+            direct_groups(p, pl, t, &w, wei, NULL, n, 1);
         }
         return;
     }
@@ -1030,8 +1146,8 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
     memset((char *)pad + copy_bytes, 0, NR * 4);
     for (int64_t n = 0; n < d->mb; n++) {
         direct_image(p, pl, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
-        direct_groups(p, pl, t, pad, off, wei, part, n, 0, d->oh,
-                      ws->nthreads);
+        direct_window w = copy_window(p, pl, pad, off, 0, d->oh);
+        direct_groups(p, pl, t, &w, wei, part, n, ws->nthreads);
     }
 }
 

@@ -229,12 +229,15 @@ static inline void tile(const kb_omp_direct_args *a, int64_t ib, int64_t jb,
     }
     kb_v16sf acc[TILE_ROWS][NV] __attribute__((aligned(64)));
     const int64_t *off = a->off + k0;
+    const float *w = (const float *)a->wei + ib * MR * a->k + k0;
+    const float *b = (const float *)a->img + jb * NR;
     if (!off)   /* never: tells gcc to drop the packed-B loop */
         __builtin_unreachable();
-    kb_omp_f32_8x32_general_body(kc, (const float *)a->wei + ib * MR * a->k +
-                                         k0,
-                                 a->k, 1, (const float *)a->img + jb * NR,
-                                 off, acc);
+    if (a->b_ahead && ib == 0)   /* the tile's first visit (cols_first) */
+        kb_omp_f32_8xn_general_body(kc, w, a->k, 1, b, off, NV, a->b_ahead,
+                                    acc);
+    else
+        kb_omp_f32_8x32_general_body(kc, w, a->k, 1, b, off, acc);
     store_tile(a, (const float *)acc, ib * MR, jb * NR, cols, k0 == 0,
                k0 + kc == a->k);
 }
@@ -290,8 +293,10 @@ void kb_omp_conv_direct(const kb_omp_direct_args *a, int nthreads)
      * mb 4, conv3d_4 0.97 to 1.04x; but conv3d_1 (4 row blocks) 0.66x,
      * and ResNet-50's conv1 and res2a_branch2b 0.97 to 1.00x at mb 32,
      * so not there.  Why is not known: both orders read the bigger
-     * operand's tile from L2. */
-    bool cols_first = a->od > 1 && nbm >= 8;
+     * operand's tile from L2.  An image read from memory (b_ahead) runs
+     * columns first too: a tile's rows come in once, prefetched while the
+     * tile before ran, and every row block reads them from L1. */
+    bool cols_first = a->b_ahead || (a->od > 1 && nbm >= 8);
     /* Each thread takes an even share of the tiles, within a tile, and
      * cuts it into even blocks: blocks dealt out whole left ResNet-50's
      * res3a 1x1 (25 tiles, blocks of 4) at 16 and 9, a sixth of its time

@@ -422,7 +422,7 @@ static __attribute__((noinline)) void
 half_panel_in_place(int64_t kc, const float *a, int64_t rs, const float *b,
                     v16sf acc[][NV])
 {
-    kb_omp_f32_8xn_general_body(kc, a, rs, 1, b, NULL, 1, acc);
+    kb_omp_f32_8xn_general_body(kc, a, rs, 1, b, NULL, 1, 0, acc);
 }
 
 /* macro_kernel on A read in place: the MC x KC block at rows [ic, ic+mc),

@@ -384,6 +384,8 @@ typedef struct {
     int64_t od, oh, ow;
     int64_t rows, row_w;       /* the padded plane's rows and row width */
     int64_t reread_bytes;      /* what may be read again from cache (L2) */
+    int64_t b_ahead;           /* 0, or img is in memory, not cache: how
+                                * far ahead the f32 kernel prefetches */
 } kb_omp_direct_args;
 /* A strided row copy: out[i] = in[i*stride] for i in [0, n), elements of
  * es bytes (2 or 4), as the convolution paths copy the pixels they read

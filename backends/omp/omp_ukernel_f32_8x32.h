@@ -22,13 +22,16 @@
  * pass constant a_ks and a constant NULL or not for b_off, so each use is
  * its own specialised loop.  nv (a constant too): the vectors of B's row
  * computed, NR/16, or 1 for a tile whose columns past 16 are dropped
- * (acc's second vectors are then left alone). */
+ * (acc's second vectors are then left alone).  b_ahead (a constant 0, or
+ * with b_off): each gathered row's words b_ahead further on are
+ * prefetched, a later tile's row of a B read in place from memory, whose
+ * scattered rows the hardware prefetcher does not follow. */
 static inline __attribute__((always_inline)) void
 kb_omp_f32_8xn_general_body(int64_t kc, const float *restrict a,
                             int64_t a_rs, int64_t a_ks,
                             const float *restrict b,
                             const int64_t *restrict b_off, int nv,
-                            kb_v16sf acc[][KB_OMP_NR / 16])
+                            int64_t b_ahead, kb_v16sf acc[][KB_OMP_NR / 16])
 {
     enum { MR = KB_OMP_MR, NR = KB_OMP_NR, NV = NR / 16 };
     kb_v16sf c[MR][NV];
@@ -38,10 +41,13 @@ kb_omp_f32_8xn_general_body(int64_t kc, const float *restrict a,
     for (int64_t k = 0; k < kc; k++, a += a_ks) {
         kb_v16sf bv[NV];
         for (int v = 0; v < nv; v++) {
-            if (b_off)   /* unaligned rows */
+            if (b_off) {   /* unaligned rows */
                 memcpy(&bv[v], b + b_off[k] + 16 * v, sizeof bv[v]);
-            else
+                if (b_ahead)
+                    __builtin_prefetch(b + b_off[k] + b_ahead + 16 * v);
+            } else {
                 bv[v] = *(const kb_v16sf *)(b + k * NR + 16 * v);
+            }
         }
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
@@ -71,7 +77,7 @@ kb_omp_f32_8x32_general_body(int64_t kc, const float *restrict a,
                              kb_v16sf acc[][KB_OMP_NR / 16])
 {
     kb_omp_f32_8xn_general_body(kc, a, a_rs, a_ks, b, b_off, KB_OMP_NR / 16,
-                                acc);
+                                0, acc);
 }
 
 /* The micro-kernel on a packed B (b_off NULL above). */
