@@ -749,8 +749,8 @@ static bool direct_types(const kb_problem *p)
  * 1x1 layers of 64 channels 1.04 to 1.10x at mb 1 and 1.32 to 1.49x at
  * mb 32.  At 128 and 256 channels, mb 1: 0.91 to 1.21x, no rule seen;
  * at 728 and more 0.34 to 0.94x, the GEMM's blocking reusing each packed
- * word over them all.  Images of fewer than BATCH_MAX_PX pixels batch instead
- * (batch_of), where mb allows. */
+ * word over them all.  Images of fewer than BATCH_MAX_PX pixels batch
+ * instead (batch_of), where mb allows. */
 enum { IN_PLACE_AHEAD = 2 * NR, IN_PLACE_MAX_M = 64 };
 
 static int64_t batch_of(const kb_problem *p);
@@ -804,6 +804,9 @@ static direct_plan direct_plan_of(const kb_problem *p)
     int64_t cols = kb_omp_direct_cols(&shape);
     int64_t macs = d->oc * (d->ic / d->g) * d->kd * d->kh * d->kw * out_px;
     if (in_place_path(p)) {
+        /* size and unit_planes stay those of a copy, which for a 1x1
+         * stride-1 unpadded layer is src's own layout: direct_offsets
+         * gives k*P from them, channel k's row in place */
         pl.kind = DIRECT_IN_PLACE;
         return pl;
     }
