@@ -7,7 +7,8 @@
  * row loop of omp_conv.c (each tap a short loop over the row, with its
  * own bounds, set-up and scalar tail, the sums loaded and stored per
  * tap) ran at 4 FLOP a cycle on DeepCAM's 72-wide middle-flow rows, half
- * of oneDNN's speed. */
+ * of oneDNN's speed.  3x3 layers that fit the L3 sum 4 output rows at
+ * once from the same copies (row_tiling, tile_body). */
 #include "omp_kernels.h"
 
 #include <string.h>
@@ -25,7 +26,8 @@ enum {
                             as a row at a time (the ring's comment) */
     RING_FLOATS = 8192,  /* the rows' copies, on the stack: 32 KiB, L1 */
     MAX_TAPS = 256,      /* the channel's widened weights, on the stack */
-    MAX_PHASES = 4,      /* strides up to 4 (their column phases) */
+    MAX_PHASES = 4,      /* strides up to 4 (their column phases);
+                            wider, the row loop of omp_conv_dw.c */
     PREFETCH_ROWS = 2    /* a row at a time, copy_row asks for the input
                             row this far on (tiles: a block's rows on):
                             without, DeepCAM's stride-2 384x576 planes,
