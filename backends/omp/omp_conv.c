@@ -689,9 +689,14 @@ enum { DIRECT_BAND_BYTES = 512 * 1024 };
  * and a half of the tiles thrown away) run direct on a copy of the rows
  * each (ky, kx) tap reads, laid out as the output is (an im2col over a
  * plane's taps; the planes' taps stay offsets into it), so that every
- * column is an output pixel.  The copy is kh*kw times the image, hence
- * the same DIRECT_MIN_REUSE bound on multiply-adds per word copied.  The
- * depth stride is 1 (a plane's taps move a whole output plane). */
+ * column is an output pixel.  The depth stride is 1 (a plane's taps move
+ * a whole output plane).  At height stride 1, where no tile spans two
+ * output planes (a plane a multiple of NR pixels), the copy's planes
+ * also hold the rows the ky taps reach past the output's, and a ky tap
+ * is an offset of ky rows into them (the tiles skip the extra rows,
+ * plane_gap): the copy is kw times the image, not kh*kw, which was a
+ * tenth of conv3d_4's time at mb 4.  Hence the same DIRECT_MIN_REUSE
+ * bound on multiply-adds per word copied. */
 typedef enum {
     DIRECT_NONE,
     DIRECT_WHOLE,       /* the whole padded image, copied per image */
@@ -830,6 +835,10 @@ static direct_plan direct_plan_of(const kb_problem *p)
     }
     pl.size = (padded_size){ d->od + (d->kd - 1) * (d->dd + 1), d->oh, d->ow };
     pl.unit_planes = d->kh * d->kw;
+    if (d->sh == 1 && (d->od == 1 || d->oh * d->ow % NR == 0)) {
+        pl.size.h += (d->kh - 1) * (d->dh + 1);
+        pl.unit_planes = d->kw;
+    }
     if (d->sd == 1 && d->kd > 1 &&
         macs >= DIRECT_MIN_REUSE * d->ic * pl.unit_planes *
                     padded_plane(pl.size))
@@ -880,8 +889,11 @@ static void direct_offsets(const kb_problem *p, const direct_plan *pl,
         int64_t kx = k % d->kw, ky = k / d->kw % d->kh;
         int64_t kz = k / (d->kw * d->kh) % d->kd, u = k / (d->kw * d->kh * d->kd);
         if (pl->kind == DIRECT_ROW_TAPS) {
-            off[k] = ((u * d->kh + ky) * d->kw + kx) * plane +
-                     kz * dz * ps.h * ps.w;
+            /* ky a unit of its own (kh of them), or rows into one */
+            bool shared = pl->unit_planes == d->kw;
+            int64_t unit = (shared ? u : u * d->kh + ky) * d->kw + kx;
+            int64_t row = kz * dz * ps.h + (shared ? ky * dy : 0);
+            off[k] = unit * plane + row * ps.w;
             continue;
         }
         int64_t phase = (kz * dz % d->sd * d->sh + ky * dy % d->sh) * d->sw +
@@ -893,9 +905,9 @@ static void direct_offsets(const kb_problem *p, const direct_plan *pl,
 }
 
 /* Image n of src into out as DIRECT_ROW_TAPS reads it: per unit u, tap
- * (ky, kx), padded plane Z and output row oy, the input row that tap
- * reads for that output row (zero outside the image), units split among
- * the threads. */
+ * (ky, kx) (ky 0 alone where the ky taps share rows), padded plane Z and
+ * row r of the plan's, the input row that tap reads for output row r
+ * (zero outside the image), units split among the threads. */
 static void row_taps_image(const kb_problem *p, const direct_plan *pl,
                            const void *src, int64_t n, uint32_t *out,
                            int nthreads)
@@ -904,12 +916,13 @@ static void row_taps_image(const kb_problem *p, const direct_plan *pl,
     int64_t cg = d->ic / d->g, cu = copy_units(p, pl->pairs);
     int64_t ow = d->ow;
     int64_t in_plane = d->id * d->ih * d->iw;
+    int64_t ky_units = pl->unit_planes / d->kw;
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int64_t u = 0; u < d->g * cu; u++) {
         int64_t c = u / cu * cg + (pl->pairs ? 2 : 1) * (u % cu);
         bool hi = pl->pairs && 2 * (u % cu) + 1 < cg;
         uint32_t *o = out + u * pl->unit_planes * padded_plane(pl->size);
-        for (int64_t ky = 0; ky < d->kh; ky++)
+        for (int64_t ky = 0; ky < ky_units; ky++)
             for (int64_t kx = 0; kx < d->kw; kx++) {
                 /* output columns [lo, end) read inside the row */
                 int64_t shift = kx * (d->dw + 1) - d->pw;
@@ -917,9 +930,9 @@ static void row_taps_image(const kb_problem *p, const direct_plan *pl,
                 int64_t end = max64(
                     lo, min64(ceil_div(max64(d->iw - shift, 0), d->sw), ow));
                 for (int64_t Z = 0; Z < pl->size.d; Z++)
-                    for (int64_t oy = 0; oy < d->oh; oy++, o += ow) {
+                    for (int64_t r = 0; r < pl->size.h; r++, o += ow) {
                         int64_t z = Z - d->pd;
-                        int64_t y = oy * d->sh + ky * (d->dh + 1) - d->ph;
+                        int64_t y = r * d->sh + ky * (d->dh + 1) - d->ph;
                         if (z < 0 || z >= d->id || y < 0 || y >= d->ih) {
                             memset(o, 0, (size_t)ow * 4);
                             continue;
@@ -963,28 +976,35 @@ static void direct_pair_weights(const kb_problem *p, const uint16_t *wei,
 
 /* What one direct call computes, for every group: output pixels from
  * dst_at (in an output plane) on, od planes of oh rows of ow pixels,
- * read in padded rows of row_w, rows a plane, from img (group g's at
- * g * group_words) at the offsets off (kb_omp_direct_args). */
+ * read in padded rows of row_w, rows a plane (and plane_gap words past
+ * them), from img (group g's at g * group_words) at the offsets off
+ * (kb_omp_direct_args). */
 typedef struct {
     const uint32_t *img;
     const int64_t *off;
     int64_t group_words, dst_at;
-    int64_t od, oh, ow, rows, row_w;
+    int64_t od, oh, ow, rows, row_w, plane_gap;
     int64_t b_ahead;
 } direct_window;
 
 /* Output rows [y0, y0 + rows) of every plane (all of them: od planes, y0
- * 0) from the copy img, as plan pl lays it out. */
+ * 0) from the copy img, as plan pl lays it out: a ROW_TAPS copy's rows
+ * are the output's, and those its planes hold past them the gap. */
 static direct_window copy_window(const kb_problem *p, const direct_plan *pl,
                                  const uint32_t *img, const int64_t *off,
                                  int64_t y0, int64_t rows)
 {
     const kb_conv_desc *d = &p->conv;
+    bool taps = pl->kind == DIRECT_ROW_TAPS;
     return (direct_window){ .img = img, .off = off,
                             .group_words = direct_copy_words(p, pl) / d->g,
                             .dst_at = y0 * d->ow,
                             .od = d->od, .oh = rows, .ow = d->ow,
-                            .rows = pl->size.h, .row_w = pl->size.w };
+                            .rows = taps ? d->oh : pl->size.h,
+                            .row_w = pl->size.w,
+                            .plane_gap = taps ? (pl->size.h - d->oh) *
+                                                    pl->size.w
+                                              : 0 };
 }
 
 /* Every group of image n over window w; wei the weights as the kernel
@@ -1016,7 +1036,7 @@ static void direct_groups(const kb_problem *p, const direct_plan *pl,
             .part = part,
             .dst_cs = out_px,
             .od = w->od, .oh = w->oh, .ow = w->ow,
-            .rows = w->rows, .row_w = w->row_w,
+            .rows = w->rows, .row_w = w->row_w, .plane_gap = w->plane_gap,
             .reread_bytes = DIRECT_REREAD_BYTES,
             .b_ahead = w->b_ahead,
         };

@@ -204,6 +204,14 @@ store_tile(const kb_omp_direct_args *a, const float *t, int64_t i0, int64_t j0,
     }
 }
 
+/* Where tile jb's columns start in img: plane_gap words further for each
+ * plane before it. */
+static inline int64_t tile_at(const kb_omp_direct_args *a, int64_t jb)
+{
+    int64_t j = jb * NR;
+    return a->plane_gap ? j + j / (a->rows * a->row_w) * a->plane_gap : j;
+}
+
 /* Tile (ib, jb) over reduction slice [k0, k0 + kc), with the table's
  * kernel: out of line, so that the f32 tile below keeps the code it had
  * before there was another kernel (with both inline, and the 16-bit
@@ -214,7 +222,7 @@ tile_kernel(const kb_omp_direct_args *a, int64_t ib, int64_t jb, int64_t k0,
 {
     kb_v16sf acc[TILE_ROWS][NV] __attribute__((aligned(64)));
     a->kernel(kc, (const uint32_t *)a->wei + ib * MR * a->k + k0, a->k,
-              (const uint32_t *)a->img + jb * NR, a->off + k0, acc);
+              (const uint32_t *)a->img + tile_at(a, jb), a->off + k0, acc);
     store_tile(a, (const float *)acc, ib * MR, jb * NR, cols, k0 == 0,
                k0 + kc == a->k);
 }
@@ -230,7 +238,7 @@ static inline void tile(const kb_omp_direct_args *a, int64_t ib, int64_t jb,
     kb_v16sf acc[TILE_ROWS][NV] __attribute__((aligned(64)));
     const int64_t *off = a->off + k0;
     const float *w = (const float *)a->wei + ib * MR * a->k + k0;
-    const float *b = (const float *)a->img + jb * NR;
+    const float *b = (const float *)a->img + tile_at(a, jb);
     if (!off)   /* never: tells gcc to drop the packed-B loop */
         __builtin_unreachable();
     if (a->b_ahead && ib == 0)   /* the tile's first visit (cols_first) */

@@ -360,11 +360,12 @@ void kb_omp_dw_rows(const kb_problem *p, const kb_tensors *t, int nthreads);
 /* The direct convolution (omp_conv_direct.c), one image and group:
  * dst[m, pixels] = wei[m, k] x B[k, columns], B's row k the 32-bit words
  * of img from off[k] on, the columns the padded output volume's (column
- * j = (oz*rows + oy)*row_w + ox), those with oy >= oh or ox >= ow
- * computed and dropped.  img must hold off[k] + columns + NR - 1 words
- * for every k (a last tile reads a whole NR).  The words are f32 values
- * (kernel NULL: the f32 kernel, inlined) or bf16 pairs (kernel: the
- * table entry's direct, k counting pairs); m a multiple of KB_OMP_MR;
+ * j = (oz*rows + oy)*row_w + ox, at img word j + oz*plane_gap), those
+ * with oy >= oh or ox >= ow computed and dropped.  img must hold every
+ * tile's NR words from off[k] on (a last tile reads a whole NR).  The
+ * words are f32 values (kernel NULL: the f32 kernel, inlined) or bf16
+ * pairs (kernel: the table entry's direct, k counting pairs); m a
+ * multiple of KB_OMP_MR;
  * the rows of wei are k words long.  Sums are f32; dst and bias are
  * stored as dst_dt.  The reduction is cut into slices (reread_bytes)
  * only where the partial sums have an f32 home: dst itself, or part (m
@@ -383,6 +384,10 @@ typedef struct {
     int64_t dst_cs;
     int64_t od, oh, ow;
     int64_t rows, row_w;       /* the padded plane's rows and row width */
+    int64_t plane_gap;         /* 0, or words img holds between one plane's
+                                * columns and the next's (rows*row_w a
+                                * multiple of KB_OMP_NR, so that no tile
+                                * spans two planes) */
     int64_t reread_bytes;      /* what may be read again from cache (L2) */
     int64_t b_ahead;           /* 0, or img is in memory, not cache: how
                                 * far ahead the f32 kernel prefetches */

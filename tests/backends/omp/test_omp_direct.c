@@ -73,18 +73,20 @@ static float rounded(kb_dtype dt, float v)
  * the output was written. */
 static void check_direct(const direct_format *f, int64_t m, int64_t k,
                          int64_t od, int64_t oh, int64_t ow, int64_t rows,
-                         int64_t row_w, int64_t img_elems,
+                         int64_t row_w, int64_t plane_gap, int64_t img_elems,
                          int64_t reread_bytes, bool bias, int nthreads)
 {
     uint64_t state = 42;
     kb_omp_direct_args a = {
         .img_elems = img_elems, .m = m, .k = k, .od = od, .oh = oh,
-        .ow = ow, .rows = rows, .row_w = row_w, .dst_dt = f->dst_dt,
+        .ow = ow, .rows = rows, .row_w = row_w, .plane_gap = plane_gap,
+        .dst_dt = f->dst_dt,
         .reread_bytes = reread_bytes,
         .kernel = f->pairs ? kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct
                            : NULL,
     };
     int64_t cols = kb_omp_direct_cols(&a), out_px = od * oh * ow;
+    int64_t span = cols + (od - 1) * plane_gap;   /* the words B's rows span */
     size_t es = kb_dtype_size(f->dst_dt);
     uint32_t *img = malloc((size_t)(img_elems + NR) * sizeof(uint32_t));
     int64_t *off = malloc((size_t)k * sizeof(int64_t));
@@ -97,7 +99,7 @@ static void check_direct(const direct_format *f, int64_t m, int64_t k,
         img[i] = random_word(f, &state);
     for (int64_t i = 0; i < k; i++)
         off[i] = (int64_t)(kb_splitmix64(&state) %
-                           (uint64_t)(img_elems - cols + 1));
+                           (uint64_t)(img_elems - span + 1));
     for (int64_t i = 0; i < m * k; i++)
         wei[i] = random_word(f, &state);
     for (int64_t i = 0; i < m; i++)
@@ -114,7 +116,7 @@ static void check_direct(const direct_format *f, int64_t m, int64_t k,
         for (int64_t z = 0; z < od; z++)
             for (int64_t y = 0; y < oh; y++)
                 for (int64_t x = 0; x < ow; x++) {
-                    int64_t j = (z * rows + y) * row_w + x;
+                    int64_t j = (z * rows + y) * row_w + x + z * plane_gap;
                     double want = bias ? b[i] : 0.0;
                     for (int64_t t = 0; t < k; t++)
                         want += word_product(f, wei[i * k + t], img[off[t] + j]);
@@ -145,22 +147,22 @@ static const direct_format pairs_bf16_unsliced = { true, KB_BF16, false };
  * read again, in 5 slices (a 4 KB budget of a 20 KB image) */
 static void test_rows_outer_sliced(void)
 {
-    check_direct(&f32, 64, 900, 1, 9, 11, 11, 13, 5000, 4096, true, 2);
-    check_direct(&f32, 64, 900, 1, 9, 11, 11, 13, 5000, 4096, false, 1);
+    check_direct(&f32, 64, 900, 1, 9, 11, 11, 13, 0, 5000, 4096, true, 2);
+    check_direct(&f32, 64, 900, 1, 9, 11, 11, 13, 0, 5000, 4096, false, 1);
 }
 
 /* the image bigger: column blocks of 4 tiles (4 KB of 8-row sums) split
  * among the threads, the weights read again in 3 slices */
 static void test_cols_outer_blocked(void)
 {
-    check_direct(&f32, 8, 300, 2, 7, 40, 9, 42, 60000, 4096, true, 2);
-    check_direct(&f32, 8, 300, 2, 7, 40, 9, 42, 60000, 4096, false, 3);
+    check_direct(&f32, 8, 300, 2, 7, 40, 9, 42, 0, 60000, 4096, true, 2);
+    check_direct(&f32, 8, 300, 2, 7, 40, 9, 42, 0, 60000, 4096, false, 3);
 }
 
 /* no slicing, one block: the budget above everything */
 static void test_unsliced(void)
 {
-    check_direct(&f32, 16, 27, 3, 5, 6, 7, 8, 4000, 1 << 20, true, 2);
+    check_direct(&f32, 16, 27, 3, 5, 6, 7, 8, 0, 4000, 1 << 20, true, 2);
 }
 
 /* The same loops on bf16 pairs, with the CPU's direct kernel for them
@@ -173,15 +175,26 @@ static void test_bf16_pairs(void)
     const direct_format *fs[] = { &pairs_f32, &pairs_bf16,
                                   &pairs_bf16_unsliced };
     for (int i = 0; i < 3; i++) {
-        check_direct(fs[i], 64, 450, 1, 9, 11, 11, 13, 5000, 4096, true, 2);
-        check_direct(fs[i], 8, 150, 2, 7, 40, 9, 42, 60000, 4096, false, 3);
-        check_direct(fs[i], 16, 27, 3, 5, 6, 7, 8, 4000, 1 << 20, true, 2);
+        check_direct(fs[i], 64, 450, 1, 9, 11, 11, 13, 0, 5000, 4096, true, 2);
+        check_direct(fs[i], 8, 150, 2, 7, 40, 9, 42, 0, 60000, 4096, false, 3);
+        check_direct(fs[i], 16, 27, 3, 5, 6, 7, 8, 0, 4000, 1 << 20, true, 2);
     }
+}
+
+/* planes of 2 tiles with 24 words between them (a ROW_TAPS copy's rows
+ * past the output's), in f32 and, where the CPU has the kernel, pairs */
+static void test_plane_gap(void)
+{
+    check_direct(&f32, 16, 100, 3, 4, 16, 4, 16, 24, 3000, 4096, true, 2);
+    if (kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct)
+        check_direct(&pairs_bf16, 16, 100, 3, 4, 16, 4, 16, 24, 3000, 1024,
+                     false, 2);
 }
 
 static const check_test tests[] = {
     CHECK_TEST(rows_outer_sliced), CHECK_TEST(cols_outer_blocked),
-    CHECK_TEST(unsliced), CHECK_TEST(bf16_pairs), CHECK_END};
+    CHECK_TEST(unsliced), CHECK_TEST(bf16_pairs), CHECK_TEST(plane_gap),
+    CHECK_END};
 
 int main(int argc, char **argv)
 {
