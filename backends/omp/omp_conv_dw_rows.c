@@ -44,6 +44,7 @@ enum {
  * (reading src and writing dst interleave less). */
 typedef struct {
     int64_t phase_w, w, rows;
+    int64_t reach;   /* the padded rows one output row's taps span */
     /* phase f's columns [lo, hi) are input columns at + c*sw of a row
      * (the others padding): worked out once, not per row, where their
      * divisions cost as much as copying a 72-wide row */
@@ -55,8 +56,9 @@ typedef struct {
 static ring_shape ring_of(const kb_conv_desc *d, int64_t block)
 {
     int64_t phase_w = ceil_div(d->ow, V) * V + (d->kw - 1) * (d->dw + 1) / d->sw;
-    int64_t rows = (block - 1) * d->sh + (d->kh - 1) * (d->dh + 1) + 1;
-    ring_shape r = { phase_w, phase_w * d->sw, rows, { { 0 } } };
+    int64_t reach = (d->kh - 1) * (d->dh + 1) + 1;
+    ring_shape r = { phase_w, phase_w * d->sw, (block - 1) * d->sh + reach,
+                     reach, { { 0 } } };
     for (int64_t f = 0; f < min64(d->sw, MAX_PHASES); f++) {
         /* phase columns c with 0 <= c*sw + f - pw < iw */
         int64_t lo = min64(ceil_div(max64(d->pw - f, 0), d->sw), phase_w);
@@ -74,27 +76,33 @@ static ring_shape ring_of(const kb_conv_desc *d, int64_t block)
  * of 9 waited on the adder's latency).  Output rows oy0 + j*step, j <
  * TILE_ROWS, tap row ky read padded row oy0*sh + (j*s + ky)*u: stride 1
  * and dilation dy take rows dy apart (s 1, u dy); stride 2, undilated,
- * adjacent rows (s 2, u 1).  step 0: other layers, one row at a time. */
+ * adjacent rows (s 2, u 1).  step 0: other layers, one row at a time.
+ * The ring holds the input rows of `block` output rows: a tiling's
+ * TILE_ROWS * step, or one. */
 typedef struct {
-    int64_t step, s, u;
+    int64_t step, s, u, block;
+    ring_shape ring;
 } row_tiling;
 
 static row_tiling tiling_of(const kb_problem *p)
 {
     const kb_conv_desc *d = &p->conv;
-    row_tiling none = { 0, 0, 0 };
+    row_tiling none = { .block = 1, .ring = ring_of(d, 1) };
     int64_t in = d->ic * d->ih * d->iw, out = d->oc * d->oh * d->ow;
     int64_t bytes = d->mb * (in * (int64_t)kb_dtype_size(p->dt.src) +
                              out * (int64_t)kb_dtype_size(p->dt.dst));
     if (d->kh != 3 || d->kw != 3 || bytes > TILE_MAX_BYTES)
         return none;
-    row_tiling t = none;
+    row_tiling t;
     if (d->sh == 1)
-        t = (row_tiling){ d->dh + 1, 1, d->dh + 1 };
+        t = (row_tiling){ .step = d->dh + 1, .s = 1, .u = d->dh + 1 };
     else if (d->sh == 2 && d->dh == 0)
-        t = (row_tiling){ 1, 2, 1 };
-    ring_shape r = ring_of(d, TILE_ROWS * t.step);
-    return t.step && r.w * r.rows <= RING_FLOATS ? t : none;
+        t = (row_tiling){ .step = 1, .s = 2, .u = 1 };
+    else
+        return none;
+    t.block = TILE_ROWS * t.step;
+    t.ring = ring_of(d, t.block);
+    return t.ring.w * t.ring.rows <= RING_FLOATS ? t : none;
 }
 
 bool kb_omp_dw_rows_fit(const kb_problem *p)
@@ -298,26 +306,27 @@ static void ring_rows(const ring_shape *r, const float *ring, int64_t y,
 }
 
 /* Copies padded rows [*next, need) into the ring, starting no earlier
- * than first (rows a stride skips are never read). */
+ * than first (rows a stride skips are never read): a division a call,
+ * not a row (ring_rows). */
 static void fill_ring(const kb_problem *p, const ring_shape *r,
                       const void *src, int64_t plane, float *ring,
                       int64_t *next, int64_t first, int64_t need,
                       int64_t ahead)
 {
-    for (*next = max64(*next, first); *next < need; ++*next)
-        copy_row(p, r, src, plane, *next, ahead,
-                 ring + *next % r->rows * r->w);
+    *next = max64(*next, first);
+    for (int64_t slot = *next % r->rows; *next < need; ++*next) {
+        copy_row(p, r, src, plane, *next, ahead, ring + slot * r->w);
+        slot = slot + 1 == r->rows ? 0 : slot + 1;
+    }
 }
 
 void kb_omp_dw_rows(const kb_problem *p, const kb_tensors *t, int nthreads)
 {
     const kb_conv_desc *d = &p->conv;
     row_tiling tl = tiling_of(p);
-    /* output rows a ring holds the input of: a tiling's block, or one */
-    int64_t block = tl.step ? TILE_ROWS * tl.step : 1;
-    ring_shape rs = ring_of(d, block);
+    const ring_shape rs = tl.ring;
+    int64_t block = tl.block, reach = rs.reach;
     int64_t kg = d->oc / d->g, taps = d->kh * d->kw, dy = d->dh + 1;
-    int64_t reach = (d->kh - 1) * dy + 1;
     int64_t tiled_oh = tl.step ? d->oh / block * block : 0;
     int64_t in_plane = d->ih * d->iw, out_plane = d->oh * d->ow;
     const void *src = t->ptr[KB_ARG_SRC], *wei = t->ptr[KB_ARG_WEI];
