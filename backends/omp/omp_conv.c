@@ -877,7 +877,10 @@ static direct_scratch direct_scratch_of(const kb_problem *p,
 }
 
 /* off[k]: where reduction index k = ((u*kd + kz)*kh + ky)*kw + kx (as W
- * stores it, u the channel, or the pair's unit) reads in the copy. */
+ * stores it, u the channel, or the pair's unit) reads in the copy.  Unit
+ * u's taps read where unit 0's do, u units of the copy on: the divisions
+ * are the first unit's alone (one for each of 2304 indices, and the
+ * other thread waiting, were 7 % of ResNet-50's res4a_branch2b at mb 1). */
 static void direct_offsets(const kb_problem *p, const direct_plan *pl,
                            int64_t *off)
 {
@@ -885,23 +888,25 @@ static void direct_offsets(const kb_problem *p, const direct_plan *pl,
     padded_size ps = pl->size;
     int64_t plane = padded_plane(ps);
     int64_t dz = d->dd + 1, dy = d->dh + 1, dx = d->dw + 1;
-    for (int64_t k = 0; k < pl->red; k++) {
-        int64_t kx = k % d->kw, ky = k / d->kw % d->kh;
-        int64_t kz = k / (d->kw * d->kh) % d->kd, u = k / (d->kw * d->kh * d->kd);
+    int64_t taps = d->kd * d->kh * d->kw;
+    for (int64_t k = 0; k < taps; k++) {
+        int64_t kx = k % d->kw, ky = k / d->kw % d->kh, kz = k / (d->kw * d->kh);
         if (pl->kind == DIRECT_ROW_TAPS) {
             /* ky a unit of its own (kh of them), or rows into one */
             bool shared = pl->unit_planes == d->kw;
-            int64_t unit = (shared ? u : u * d->kh + ky) * d->kw + kx;
+            int64_t unit = (shared ? 0 : ky) * d->kw + kx;
             int64_t row = kz * dz * ps.h + (shared ? ky * dy : 0);
             off[k] = unit * plane + row * ps.w;
             continue;
         }
         int64_t phase = (kz * dz % d->sd * d->sh + ky * dy % d->sh) * d->sw +
                         kx * dx % d->sw;
-        off[k] = (u * pl->unit_planes + phase) * plane +
+        off[k] = phase * plane +
                  (kz * dz / d->sd * ps.h + ky * dy / d->sh) * ps.w +
                  kx * dx / d->sw;
     }
+    for (int64_t k = taps; k < pl->red; k++)
+        off[k] = off[k - taps] + pl->unit_planes * plane;
 }
 
 /* Image n of src into out as DIRECT_ROW_TAPS reads it: per unit u, tap
