@@ -515,40 +515,29 @@ static int64_t copy_units(const kb_problem *p, bool pairs)
     return pairs ? (cg + 1) / 2 : cg;
 }
 
-/* One input row of unit u (in its image) to its phase rows out, x in
- * [x0, x1) of it inside the padding: channel u's row, or the pair of
- * rows of channels 2c and 2c+1 of u's group (zero for a missing 2c+1). */
+/* Phase columns [l, h) of one input row of unit u (in its image) to
+ * its phase row out: input columns l*sw + shift on, sw apart, of
+ * channel u's row, or of the pair of rows of channels 2c and 2c+1 of
+ * u's group (zero for a missing 2c+1). */
 static inline __attribute__((always_inline)) void
-copy_row(const kb_problem *p, bool pairs, const char *in,
-                     int64_t u, char *out, int64_t phase_step, int64_t x0,
-                     int64_t x1)
+copy_span(const kb_problem *p, bool pairs, const char *in, int64_t u,
+          char *out, int64_t l, int64_t h, int64_t shift)
 {
     const kb_conv_desc *d = &p->conv;
+    int64_t at = l * d->sw + shift;
     if (!pairs && d->sw == 1) {
         size_t es = kb_dtype_size(p->dt.src);
-        memcpy(out + (size_t)(x0 + d->pw) * es, in + (size_t)x0 * es,
-               (size_t)(x1 - x0) * es);
-        return;
-    }
-    int64_t cg = d->ic / d->g, cu = copy_units(p, pairs);
-    int64_t in_plane = d->id * d->ih * d->iw, c = 2 * (u % cu);
-    const uint16_t *lo = (const uint16_t *)in;
-    const uint16_t *hi = c + 1 < cg ? lo + in_plane : NULL;
-    /* phase fx of the row: padded X = Xp*sw + fx, input x = X - pw in
-     * [x0, x1) */
-    for (int64_t fx = 0; fx < d->sw; fx++) {
-        int64_t l = ceil_div(max64(x0 + d->pw - fx, 0), d->sw);
-        int64_t h = ceil_div(max64(x1 + d->pw - fx, 0), d->sw);
-        int64_t shift = fx - d->pw;
-        char *o = out + fx * phase_step;
-        if (pairs)
-            kb_omp_bf16_pair_row((uint32_t *)o + l, lo + l * d->sw + shift,
-                                 hi ? hi + l * d->sw + shift : NULL, h - l,
-                                 d->sw);
-        else
-            kb_omp_strided_row((float *)o + l,
-                               (const float *)in + l * d->sw + shift, h - l,
-                               d->sw, sizeof(float));
+        memcpy(out + (size_t)l * es, in + (size_t)at * es,
+               (size_t)(h - l) * es);
+    } else if (pairs) {
+        int64_t cg = d->ic / d->g, c = 2 * (u % copy_units(p, true));
+        const uint16_t *lo = (const uint16_t *)in + at;
+        kb_omp_bf16_pair_row((uint32_t *)out + l, lo,
+                             c + 1 < cg ? lo + d->id * d->ih * d->iw : NULL,
+                             h - l, d->sw);
+    } else {
+        kb_omp_strided_row((float *)out + l, (const float *)in + at, h - l,
+                           d->sw, sizeof(float));
     }
 }
 
@@ -557,7 +546,9 @@ copy_row(const kb_problem *p, bool pairs, const char *in,
  * threads: the phase rows [row0, row0 + ps.h) of each phase plane, ps
  * the window's size (the whole image: row0 0, ps padded_size_of's).  A
  * stride along the row only comes with f32 or pairs (the shifted path
- * is stride 1, the direct path f32 or bf16 pairs). */
+ * is stride 1, the direct path f32 or bf16 pairs).  A phase's columns
+ * are worked out once, not per row, and a row's phase and place step
+ * along with it. */
 static void pad_image(const kb_problem *p, bool pairs, const void *src,
                       int64_t n, void *pad, padded_size ps, int64_t row0,
                       int nthreads)
@@ -580,18 +571,34 @@ static void pad_image(const kb_problem *p, bool pairs, const void *src,
         int64_t c = u / cu * cg + (pairs ? 2 : 1) * (u % cu);
         char *pc = (char *)pad + (size_t)(u * phases * plane) * es;
         memset(pc, 0, (size_t)(phases * plane) * es);
-        for (int64_t z = z0; z < z1; z++)
-            for (int64_t y = y0; y < y1; y += run) {
-                int64_t Z = z + d->pd, Y = y + ph;
-                int64_t row = ((Z % d->sd * d->sh + Y % d->sh) * d->sw * ps.d +
-                               Z / d->sd) * ps.h + Y / d->sh;
-                const char *in = kb_omp_at(p->dt.src, src,
-                                           (((n * d->ic + c) * d->id + z) *
-                                            d->ih + y) * d->iw);
-                copy_row(p, pairs, in, u, pc + (size_t)(row * ps.w) * es,
-                         (int64_t)((size_t)(ps.d * ps.h * ps.w) * es), x0,
-                         x0 + run * (x1 - x0));
+        for (int64_t fx = 0; fx < d->sw; fx++) {
+            /* padded X = Xp*sw + fx: input x = X - pw in [x0, x1) */
+            int64_t l = ceil_div(max64(x0 + d->pw - fx, 0), d->sw);
+            int64_t h = ceil_div(max64(x0 + run * (x1 - x0) + d->pw - fx, 0),
+                                 d->sw);
+            for (int64_t z = z0; z < z1; z++) {
+                int64_t Z = z + d->pd, Y = y0 + ph;
+                int64_t fy = Y % d->sh, yq = Y / d->sh;
+                /* the first row's phase plane, and its place in it */
+                int64_t first = ((Z % d->sd * d->sh) * d->sw + fx) * ps.d +
+                                Z / d->sd;
+                const char *in = kb_omp_at(
+                    p->dt.src, src,
+                    (((n * d->ic + c) * d->id + z) * d->ih + y0) * d->iw);
+                for (int64_t y = y0; y < y1; y += run) {
+                    /* row y is phase fy's row yq (run > 1: one pass) */
+                    int64_t row = (first + fy * d->sw * ps.d) * ps.h + yq;
+                    copy_span(p, pairs, in, u,
+                              pc + (size_t)(row * ps.w) * es, l, h,
+                              fx - d->pw);
+                    in += (size_t)d->iw * kb_dtype_size(p->dt.src);
+                    if (++fy == d->sh) {
+                        fy = 0;
+                        yq++;
+                    }
+                }
             }
+        }
     }
 }
 
@@ -1012,32 +1019,36 @@ static direct_window copy_window(const kb_problem *p, const direct_plan *pl,
                                               : 0 };
 }
 
-/* Every group of image n over window w; wei the weights as the kernel
- * reads them, part as in kb_omp_direct_args. */
+/* Every group of image n over window w, output channels of share
+ * `share` of `shares` (in whole row blocks); wei the weights as the
+ * kernel reads them, part as in kb_omp_direct_args. */
 static void direct_groups(const kb_problem *p, const direct_plan *pl,
                           const kb_tensors *t, const direct_window *w,
                           const void *wei, float *part, int64_t n,
-                          int nthreads)
+                          int nthreads, int share, int shares)
 {
     const kb_conv_desc *d = &p->conv;
-    int64_t kg = d->oc / d->g;
+    int64_t kg = d->oc / d->g, blocks = kg / MR;
     int64_t out_px = d->od * d->oh * d->ow;
-    for (int64_t g = 0; g < d->g; g++) {
+    int64_t m0 = blocks * share / shares * MR;
+    int64_t m1 = blocks * (share + 1) / shares * MR;
+    for (int64_t g = 0; g < d->g && m1 > m0; g++) {
         kb_omp_direct_args a = {
             .img = w->img + g * w->group_words,
             .img_elems = w->group_words,
             .off = w->off,
-            .wei = (const uint32_t *)wei + g * kg * pl->red,
+            .wei = (const uint32_t *)wei + (g * kg + m0) * pl->red,
             .kernel = pl->pairs
                           ? kb_omp_ukernel_for(KB_BF16, KB_BF16)->direct
                           : NULL,
-            .m = kg, .k = pl->red,
+            .m = m1 - m0, .k = pl->red,
             .dst_dt = p->dt.dst,
             .bias = kb_problem_has_bias(p)
-                        ? kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA], g * kg)
+                        ? kb_omp_at(p->dt.dst, t->ptr[KB_ARG_BIA],
+                                    g * kg + m0)
                         : NULL,
             .dst = kb_omp_at(p->dt.dst, t->ptr[KB_ARG_DST],
-                             (n * d->oc + g * kg) * out_px + w->dst_at),
+                             (n * d->oc + g * kg + m0) * out_px + w->dst_at),
             .part = part,
             .dst_cs = out_px,
             .od = w->od, .oh = w->oh, .ow = w->ow,
@@ -1065,7 +1076,7 @@ static void in_place_image(const kb_problem *p, const direct_plan *pl,
     direct_window w = { .img = src, .off = off, .group_words = cg * px,
                         .od = 1, .oh = 1, .ow = whole, .rows = 1,
                         .row_w = whole, .b_ahead = IN_PLACE_AHEAD };
-    direct_groups(p, pl, t, &w, wei, NULL, n, nthreads);
+    direct_groups(p, pl, t, &w, wei, NULL, n, nthreads, 0, 1);
     if (whole == px)
         return;
     for (int64_t c = 0; c < d->ic; c++) {
@@ -1078,7 +1089,7 @@ static void in_place_image(const kb_problem *p, const direct_plan *pl,
                          .group_words = cg * NR, .dst_at = whole,
                          .od = 1, .oh = 1, .ow = px - whole, .rows = 1,
                          .row_w = px - whole };
-    direct_groups(p, pl, t, &w, wei, NULL, n, nthreads);
+    direct_groups(p, pl, t, &w, wei, NULL, n, nthreads, 0, 1);
 }
 
 /* Image n of src into pad, as a whole-image plan reads it. */
@@ -1092,29 +1103,56 @@ static void direct_image(const kb_problem *p, const direct_plan *pl,
         pad_image(p, pl->pairs, src, n, pad, pl->size, 0, nthreads);
 }
 
-/* Whether a whole-image plan runs an image per thread at a time, each
- * thread alone on its images, copied into its B block of the GEMM
- * workspace (as the bands are), rather than every thread on each image
- * in turn: that took a fork and a barrier for the copy and another for
- * the tiles, per image, and libgomp's waits were a tenth of ResNet-50's
- * res2a_branch1 at mb 32.  Idle Zen 5, mb 32, alternating: f32 1.01 to
- * 1.12x, bf16 1.03 to 1.11x.  Taken where the images split evenly among
- * the threads (or at least 8 a thread: at most an eighth left waiting),
- * the copy fits the block, and the reduction is not cut into slices
- * (kb_omp_conv_direct) whose partial sums a 16-bit dst cannot hold: the
- * part buffer is one, shared. */
-static bool images_per_thread(const kb_problem *p, const direct_plan *pl,
-                              int nthreads)
+/* Whether a thread can run a whole-image plan's image on a copy of its
+ * own, in its B block of the GEMM workspace (as the bands are): the
+ * copy fits the block, and the reduction is not cut into slices
+ * (kb_omp_conv_direct) whose partial sums a 16-bit dst cannot hold (the
+ * part buffer is one, shared). */
+static bool own_copy_fits(const kb_problem *p, const direct_plan *pl)
 {
     const kb_conv_desc *d = &p->conv;
     int64_t words = direct_copy_words(p, pl);
-    return pl->kind != DIRECT_BANDS && nthreads > 1 && d->mb >= nthreads &&
-           (d->mb % nthreads == 0 || d->mb >= 8 * nthreads) &&
+    return pl->kind != DIRECT_BANDS &&
            (words + NR) * (int64_t)sizeof(float) <=
                KB_OMP_KC * KB_OMP_NC * (int64_t)sizeof(float) &&
            (p->dt.dst == KB_F32 ||
             kb_omp_direct_slices(d->oc / d->g, pl->red, words / d->g,
                                  DIRECT_REREAD_BYTES) == 1);
+}
+
+/* Whether a whole-image plan runs an image per thread at a time, each
+ * thread alone on its images, rather than every thread on each image in
+ * turn: that took a fork and a barrier for the copy and another for the
+ * tiles, per image, and libgomp's waits were a tenth of ResNet-50's
+ * res2a_branch1 at mb 32.  Idle Zen 5, mb 32, alternating: f32 1.01 to
+ * 1.12x, bf16 1.03 to 1.11x.  Taken where the images split evenly among
+ * the threads (or at least 8 a thread: at most an eighth left waiting)
+ * and the copy is the thread's own. */
+static bool images_per_thread(const kb_problem *p, const direct_plan *pl,
+                              int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    return nthreads > 1 && d->mb >= nthreads &&
+           (d->mb % nthreads == 0 || d->mb >= 8 * nthreads) &&
+           own_copy_fits(p, pl);
+}
+
+/* Otherwise (mb 1), where the copy can be a thread's own, each thread
+ * copies the whole image itself and runs its share of the output
+ * channels, rather than every thread reading one copy that each wrote a
+ * part of.  What one core wrote, the other reads from its cache, and on
+ * this VM the host moves the two vCPUs apart at times (a cache line's
+ * round trip 85 ns, then 370): sharing the copy, ResNet-50's 3x3 layers
+ * at mb 1 then ran a fifth slower (OpenBLAS's GEMM too, with its shared
+ * packed panels; oneDNN, whose threads read nothing the other wrote,
+ * not).  Each thread copies twice what it did, the price in the other
+ * phase (below, results/omp/README.md). */
+static bool channels_per_thread(const kb_problem *p, const direct_plan *pl,
+                                int nthreads)
+{
+    const kb_conv_desc *d = &p->conv;
+    return nthreads > 1 && d->oc / d->g / MR >= nthreads &&
+           own_copy_fits(p, pl);
 }
 
 static void direct_conv(const kb_problem *p, const direct_plan *pl,
@@ -1154,7 +1192,7 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
                 memset((char *)buf + copy_bytes, 0, NR * 4);
                 direct_window w = copy_window(p, pl, buf, off, y0,
                                               min64(pl->band, d->oh - y0));
-                direct_groups(p, pl, t, &w, wei, NULL, n, 1);
+                direct_groups(p, pl, t, &w, wei, NULL, n, 1, 0, 1);
             }
         return;
     }
@@ -1165,7 +1203,21 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
             direct_image(p, pl, t->ptr[KB_ARG_SRC], n, buf, 1);
             memset((char *)buf + copy_bytes, 0, NR * 4);
             direct_window w = copy_window(p, pl, buf, off, 0, d->oh);
-            direct_groups(p, pl, t, &w, wei, NULL, n, 1);
+            direct_groups(p, pl, t, &w, wei, NULL, n, 1, 0, 1);
+        }
+        return;
+    }
+    if (channels_per_thread(p, pl, ws->nthreads)) {
+#pragma omp parallel num_threads(ws->nthreads)
+        {
+            int me = omp_get_thread_num(), nt = omp_get_num_threads();
+            uint32_t *buf = (uint32_t *)ws->bbuf[me];
+            for (int64_t n = 0; n < d->mb; n++) {
+                direct_image(p, pl, t->ptr[KB_ARG_SRC], n, buf, 1);
+                memset((char *)buf + copy_bytes, 0, NR * 4);
+                direct_window w = copy_window(p, pl, buf, off, 0, d->oh);
+                direct_groups(p, pl, t, &w, wei, NULL, n, 1, me, nt);
+            }
         }
         return;
     }
@@ -1175,7 +1227,7 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
     for (int64_t n = 0; n < d->mb; n++) {
         direct_image(p, pl, t->ptr[KB_ARG_SRC], n, pad, ws->nthreads);
         direct_window w = copy_window(p, pl, pad, off, 0, d->oh);
-        direct_groups(p, pl, t, &w, wei, part, n, ws->nthreads);
+        direct_groups(p, pl, t, &w, wei, part, n, ws->nthreads, 0, 1);
     }
 }
 
