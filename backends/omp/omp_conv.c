@@ -1137,16 +1137,17 @@ static bool images_per_thread(const kb_problem *p, const direct_plan *pl,
            own_copy_fits(p, pl);
 }
 
-/* Otherwise (mb 1), where the copy can be a thread's own, each thread
- * copies the whole image itself and runs its share of the output
- * channels, rather than every thread reading one copy that each wrote a
- * part of.  What one core wrote, the other reads from its cache, and on
- * this VM the host moves the two vCPUs apart at times (a cache line's
- * round trip 85 ns, then 370): sharing the copy, ResNet-50's 3x3 layers
- * at mb 1 then ran a fifth slower (OpenBLAS's GEMM too, with its shared
- * packed panels; oneDNN, whose threads read nothing the other wrote,
- * not).  Each thread copies twice what it did, the price in the other
- * phase (below, results/omp/README.md). */
+/* Otherwise (fewer images than threads: mb 1), where the copy can be a
+ * thread's own, each thread copies the whole image itself and runs its
+ * share of the output channels, rather than every thread reading one
+ * copy that each wrote a part of.  What one core wrote, the other reads
+ * from its cache, and on the Zen 5 VM the host moves the two vCPUs apart
+ * at times (a cache line's round trip 85 ns, then 370): sharing the
+ * copy, ResNet-50's 3x3 layers at mb 1 then ran a fifth slower
+ * (OpenBLAS's GEMM too, with its shared packed panels; oneDNN, whose
+ * threads read nothing the other wrote, not).  The price is each thread
+ * copying the whole image: with the vCPUs close, res3a_branch2b (a
+ * 1.7 MB copy, more than L2) lost a seventh (results/omp/README.md). */
 static bool channels_per_thread(const kb_problem *p, const direct_plan *pl,
                                 int nthreads)
 {
