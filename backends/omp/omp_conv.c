@@ -897,7 +897,8 @@ static void direct_offsets(const kb_problem *p, const direct_plan *pl,
     int64_t dz = d->dd + 1, dy = d->dh + 1, dx = d->dw + 1;
     int64_t taps = d->kd * d->kh * d->kw;
     for (int64_t k = 0; k < taps; k++) {
-        int64_t kx = k % d->kw, ky = k / d->kw % d->kh, kz = k / (d->kw * d->kh);
+        int64_t kx = k % d->kw, ky = k / d->kw % d->kh;
+        int64_t kz = k / (d->kw * d->kh);
         if (pl->kind == DIRECT_ROW_TAPS) {
             /* ky a unit of its own (kh of them), or rows into one */
             bool shared = pl->unit_planes == d->kw;
