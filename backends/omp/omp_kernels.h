@@ -365,11 +365,11 @@ void kb_omp_dw_rows(const kb_problem *p, const kb_tensors *t, int nthreads);
  * tile's NR words from off[k] on (a last tile reads a whole NR).  The
  * words are f32 values (kernel NULL: the f32 kernel, inlined) or bf16
  * pairs (kernel: the table entry's direct, k counting pairs); m a
- * multiple of KB_OMP_MR;
- * the rows of wei are k words long.  Sums are f32; dst and bias are
- * stored as dst_dt.  The reduction is cut into slices (reread_bytes)
- * only where the partial sums have an f32 home: dst itself, or part (m
- * planes laid out as dst's) when dst is not f32. */
+ * multiple of KB_OMP_MR; the rows of wei are k words long.  Sums are
+ * f32; dst and bias are stored as dst_dt.  The reduction is cut into
+ * slices (reread_bytes) only where the partial sums have an f32 home:
+ * dst itself, or part (m planes laid out as dst's) when dst is not
+ * f32. */
 typedef struct {
     const void *img;
     int64_t img_elems;         /* the image's words, for the loop order */
