@@ -566,6 +566,7 @@ static void pad_image(const kb_problem *p, bool pairs, const void *src,
      * other in src and in the copy: one run (a row at a time, its index
      * arithmetic was most of the bf16 copy of ResNet-50's 1x1 layers). */
     int64_t run = d->sh == 1 && d->sw == 1 && ps.w == d->iw ? y1 - y0 : 1;
+    size_t in_row = (size_t)d->iw * kb_dtype_size(p->dt.src);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int64_t u = 0; u < d->g * cu; u++) {
         int64_t c = u / cu * cg + (pairs ? 2 : 1) * (u % cu);
@@ -591,7 +592,7 @@ static void pad_image(const kb_problem *p, bool pairs, const void *src,
                     copy_span(p, pairs, in, u,
                               pc + (size_t)(row * ps.w) * es, l, h,
                               fx - d->pw);
-                    in += (size_t)d->iw * kb_dtype_size(p->dt.src);
+                    in += in_row;
                     if (++fy == d->sh) {
                         fy = 0;
                         yq++;
@@ -883,6 +884,13 @@ static direct_scratch direct_scratch_of(const kb_problem *p,
     return s;
 }
 
+/* A ROW_TAPS copy's ky units per channel: kh, or 1 where the ky taps
+ * share each kx's rows (direct_plan_of). */
+static int64_t row_taps_ky_units(const kb_conv_desc *d, const direct_plan *pl)
+{
+    return pl->unit_planes / d->kw;
+}
+
 /* off[k]: where reduction index k = ((u*kd + kz)*kh + ky)*kw + kx (as W
  * stores it, u the channel, or the pair's unit) reads in the copy.  Unit
  * u's taps read where unit 0's do, u units of the copy on: the divisions
@@ -901,7 +909,7 @@ static void direct_offsets(const kb_problem *p, const direct_plan *pl,
         int64_t kz = k / (d->kw * d->kh);
         if (pl->kind == DIRECT_ROW_TAPS) {
             /* ky a unit of its own (kh of them), or rows into one */
-            bool shared = pl->unit_planes == d->kw;
+            bool shared = row_taps_ky_units(d, pl) == 1;
             int64_t unit = (shared ? 0 : ky) * d->kw + kx;
             int64_t row = kz * dz * ps.h + (shared ? ky * dy : 0);
             off[k] = unit * plane + row * ps.w;
@@ -929,7 +937,7 @@ static void row_taps_image(const kb_problem *p, const direct_plan *pl,
     int64_t cg = d->ic / d->g, cu = copy_units(p, pl->pairs);
     int64_t ow = d->ow;
     int64_t in_plane = d->id * d->ih * d->iw;
-    int64_t ky_units = pl->unit_planes / d->kw;
+    int64_t ky_units = row_taps_ky_units(d, pl);
 #pragma omp parallel for schedule(static) num_threads(nthreads)
     for (int64_t u = 0; u < d->g * cu; u++) {
         int64_t c = u / cu * cg + (pl->pairs ? 2 : 1) * (u % cu);
@@ -1157,6 +1165,19 @@ static bool channels_per_thread(const kb_problem *p, const direct_plan *pl,
            own_copy_fits(p, pl);
 }
 
+/* Image n on one thread, on its own copy in buf (its B block), the
+ * output channels of share `share` of `shares` (direct_groups). */
+static void own_copy_image(const kb_problem *p, const direct_plan *pl,
+                           const kb_tensors *t, const int64_t *off,
+                           const void *wei, int64_t n, uint32_t *buf,
+                           int share, int shares)
+{
+    direct_image(p, pl, t->ptr[KB_ARG_SRC], n, buf, 1);
+    memset(buf + direct_copy_words(p, pl), 0, NR * 4);
+    direct_window w = copy_window(p, pl, buf, off, 0, p->conv.oh);
+    direct_groups(p, pl, t, &w, wei, NULL, n, 1, share, shares);
+}
+
 static void direct_conv(const kb_problem *p, const direct_plan *pl,
                         const kb_tensors *t, const kb_omp_workspace *ws)
 {
@@ -1200,26 +1221,18 @@ static void direct_conv(const kb_problem *p, const direct_plan *pl,
     }
     if (images_per_thread(p, pl, ws->nthreads)) {
 #pragma omp parallel for schedule(static) num_threads(ws->nthreads)
-        for (int64_t n = 0; n < d->mb; n++) {
-            uint32_t *buf = (uint32_t *)ws->bbuf[omp_get_thread_num()];
-            direct_image(p, pl, t->ptr[KB_ARG_SRC], n, buf, 1);
-            memset((char *)buf + copy_bytes, 0, NR * 4);
-            direct_window w = copy_window(p, pl, buf, off, 0, d->oh);
-            direct_groups(p, pl, t, &w, wei, NULL, n, 1, 0, 1);
-        }
+        for (int64_t n = 0; n < d->mb; n++)
+            own_copy_image(p, pl, t, off, wei, n,
+                           (uint32_t *)ws->bbuf[omp_get_thread_num()], 0, 1);
         return;
     }
     if (channels_per_thread(p, pl, ws->nthreads)) {
 #pragma omp parallel num_threads(ws->nthreads)
         {
             int me = omp_get_thread_num(), nt = omp_get_num_threads();
-            uint32_t *buf = (uint32_t *)ws->bbuf[me];
-            for (int64_t n = 0; n < d->mb; n++) {
-                direct_image(p, pl, t->ptr[KB_ARG_SRC], n, buf, 1);
-                memset((char *)buf + copy_bytes, 0, NR * 4);
-                direct_window w = copy_window(p, pl, buf, off, 0, d->oh);
-                direct_groups(p, pl, t, &w, wei, NULL, n, 1, me, nt);
-            }
+            for (int64_t n = 0; n < d->mb; n++)
+                own_copy_image(p, pl, t, off, wei, n,
+                               (uint32_t *)ws->bbuf[me], me, nt);
         }
         return;
     }
