@@ -30,7 +30,7 @@ typedef struct {
     const char *fill;                /* --fill: "integer" or "fine" */
     /* the measurement rule every case of the run followed */
     int64_t warmup, reps, max_reps;
-    double min_time;
+    double warmup_time, min_time, settle_max;
     char command_line[2048];
     char libraries[512];             /* "OpenMP 201511, cJSON 1.7.15" */
 } kb_provenance;

@@ -50,6 +50,9 @@ typedef struct {
     int64_t nsamples;
     double *samples;                 /* seconds, every timed repetition */
     int64_t warmup;
+    double settle_s;                 /* seconds waited, before the warm-up,
+                                        for other threads to go idle; < 0
+                                        when timed without (settle.h) */
     bool backend_timed;              /* samples came from the backend's own timer */
     kb_stats stats;                  /* over samples */
     double gflops, gbps;             /* from the median */

@@ -29,6 +29,8 @@ typedef struct {
     kb_summary summary;
     bool output_failed;        /* a writer or the dump failed: stop, exit 3 */
     bool progress;             /* stderr is a terminal */
+    bool settle_off;           /* waiting for other threads gave up (they
+                                  never went idle, or cannot be observed) */
     int64_t seq, total;
     /* per o->backends[i], with --peaks: its describe()'s "device_uuid"
      * ("" for none), asked once, for the roofline's choice of GPU */
@@ -45,6 +47,8 @@ void kb_run_opts_init(kb_run_opts *o)
     o->max_reps = 10000;
     o->roof_level = "auto";
     o->warmup = 1;
+    o->warmup_time = 0.01;
+    o->settle = 1.0;
     o->seed = 42;
     o->device = (kb_backend_config){.device = 0, .tuning = NULL,
                                     .launches = 1, .flush_l2 = true};
@@ -221,6 +225,7 @@ typedef struct {
     void *plan;
     kb_tensors *t;             /* the host tensors given to prepare() */
     const kb_tensors *inputs;  /* t's inputs as they were before any run */
+    double settle_max;         /* kb_rep_opts' */
 } case_ctx;
 
 /* read_output, then the reference check of what the last run left in
@@ -279,12 +284,14 @@ static int rep_once(void *ctx, double *elapsed, char *err, size_t len)
 
 /* Before the checked last repetition: the inputs back as they were, the
  * outputs poisoned, and the backend's own copies rewritten from them, so
- * only that repetition's work can pass the check after it. */
+ * only that repetition's work can pass the check after it.  All on this
+ * thread: OpenMP's workers, woken here, would spin through the repetition
+ * of a library with its own pool (settle.h). */
 static int before_last_rep(void *ctx, char *err, size_t len)
 {
     const case_ctx *c = ctx;
     snapshot_restore(c->p, c->inputs, c->t);
-    kb_poison_outputs(c->p, c->t);
+    kb_poison_outputs(c->p, c->t, false);
     char why[192] = "";
     if (c->b->write_input && c->b->write_input(c->plan, why, sizeof why) != 0) {
         snprintf(err, len, "write_input failed: %s", why);
@@ -319,7 +326,9 @@ static int time_and_check_last(case_ctx *c, kb_case_record *r,
     const kb_run_opts *o = c->o;
     char why[256] = "";
     bool check = r->status == KB_PASSED;
-    kb_rep_opts ro = {.warmup = o->warmup, .reps = o->reps,
+    kb_rep_opts ro = {.settle_max = c->settle_max,
+                      .warmup = o->warmup, .warmup_time = o->warmup_time,
+                      .reps = o->reps,
                       .min_time = o->min_time, .max_reps = o->max_reps,
                       .stop = kb_signal_stop,
                       .before_last = check ? before_last_rep : NULL};
@@ -356,8 +365,9 @@ static int measure_case(run_state *rs, const kb_problem *p,
         set_error(r, "validation", "out of memory copying input tensors");
         return 0;
     }
-    kb_poison_outputs(p, t);
-    case_ctx c = {rs->o, p, b, NULL, t, &inputs};
+    kb_poison_outputs(p, t, true);
+    case_ctx c = {rs->o, p, b, NULL, t, &inputs,
+                  rs->settle_off ? 0 : rs->o->settle};
     char why[256] = "";
     int rc = 0;
     if (b->prepare(p, t, &c.plan, why, sizeof why) != 0) {
@@ -375,13 +385,13 @@ static int measure_case(run_state *rs, const kb_problem *p,
 }
 
 /* Fill the timing fields of r from s. */
-static void set_timing(const kb_run_opts *o, const kb_samples *s,
-                       kb_case_record *r)
+static void set_timing(const kb_samples *s, kb_case_record *r)
 {
     r->samples = s->v;
     r->nsamples = s->n;
-    r->warmup = o->warmup;
+    r->warmup = s->warmup_runs;
     r->backend_timed = s->n > 0 && s->self_timed;
+    r->settle_s = s->settle == KB_SETTLE_QUIET ? s->settle_s : -1;
     if (s->n == 0)
         return;
     kb_stats_compute(s->v, s->n, &r->stats);
@@ -462,6 +472,29 @@ static void count_status(kb_summary *sum, kb_status st)
     }
 }
 
+/* The wait before a case's warm-up did not end with the other threads
+ * idle: say so once, and time the rest without waiting (a pool that never
+ * sleeps would cost --settle seconds a case for nothing). */
+static void note_settle(run_state *rs, const kb_case_record *r,
+                        const kb_samples *s)
+{
+    if (rs->settle_off ||
+        (s->settle != KB_SETTLE_BUSY && s->settle != KB_SETTLE_UNAVAILABLE))
+        return;
+    rs->settle_off = true;
+    progress_clear(rs);
+    if (s->settle == KB_SETTLE_BUSY)
+        fprintf(stderr, "kbench run: case %lld (%s on %s): kbench's other "
+                        "threads still ran after --settle %g s (a pool told "
+                        "to spin, such as OMP_WAIT_POLICY=active?); this "
+                        "case and the rest are timed without waiting\n",
+                (long long)r->seq, r->desc, r->backend, rs->o->settle);
+    else
+        fprintf(stderr, "kbench run: kbench's threads (/proc/self/task) "
+                        "cannot be listed here: cases are timed without "
+                        "waiting for other threads to go idle (--settle)\n");
+}
+
 /* Run p on b and write its record.  An interrupted case is not written
  * (it has no complete measurement); nor is anything after an output
  * failure. */
@@ -496,10 +529,11 @@ static void run_case(run_state *rs, const kb_problem *p, const char *model,
         rc = measure_case(rs, p, b, &t, &r, &s);
         if (rc < 0)
             rs->output_failed = true;
+        note_settle(rs, &r, &s);
         kb_tensors_free(&t);
     }
     if (!rs->output_failed && rc != 1 && !kb_signal_caught()) {
-        set_timing(rs->o, &s, &r);
+        set_timing(&s, &r);
         if (r.nsamples > 0)
             set_roofline(rs->o, b, device_id(rs, b), &r);
         count_status(&rs->summary, r.status);
@@ -608,8 +642,10 @@ static int begin_writers(run_state *rs)
     kb_provenance_collect(&prov, rs->o->argc, rs->o->argv,
                           omp_get_max_threads(), rs->o->seed);
     prov.warmup = rs->o->warmup;
+    prov.warmup_time = rs->o->warmup_time;
     prov.reps = rs->o->reps;
     prov.min_time = rs->o->min_time;
+    prov.settle_max = rs->o->settle;
     prov.max_reps = rs->o->max_reps;
     prov.fill = kb_fill_mode_name(rs->o->fill);
     for (int i = 0; i < rs->nwriters; i++)

@@ -34,7 +34,11 @@ typedef struct {
     int64_t reps;              /* timed repetitions, at least */
     double min_time;           /* seconds of timed running, at least */
     int64_t max_reps;          /* timed samples, at most (0: no cap) */
-    int64_t warmup;            /* untimed runs before timing */
+    int64_t warmup;            /* untimed runs before timing, at least */
+    double warmup_time;        /* ... for at least this many seconds */
+    double settle;             /* before a case's warm-up, wait up to this
+                                  many seconds for other threads to go idle
+                                  (drivers/settle.h); 0: don't */
     uint64_t seed;
     kb_fill_mode fill;         /* --fill: VALIDATION (integer) or FINE */
     int64_t check_points;      /* sampled-validation points, 0: default */
@@ -57,7 +61,8 @@ typedef struct {
     char **argv;
 } kb_run_opts;
 
-/* Defaults: reps 5, min_time 0.2 s, max_reps 10000, warmup 1, seed 42,
+/* Defaults: reps 5, min_time 0.2 s, max_reps 10000, warmup 1, settle 1 s,
+ * seed 42,
  * the integer fill, device 0, one launch per sample, the L2 flushed,
  * nothing selected. */
 void kb_run_opts_init(kb_run_opts *o);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "drivers/common/clock.h"
+#include "drivers/settle.h"
 
 /* One execution of the thing being timed.  Sets *elapsed to the seconds
  * it measured itself (a GPU event timer) or to a negative value to let
@@ -20,7 +21,13 @@
 typedef int (*kb_rep_fn)(void *ctx, double *elapsed, char *err, size_t len);
 
 typedef struct {
-    int64_t warmup;      /* untimed runs first */
+    double settle_max;   /* first, wait up to this many seconds for the
+                            process's other threads to go idle (settle.h);
+                            0: don't */
+    int64_t warmup;      /* untimed runs first: at least this many ... */
+    double warmup_time;  /* ... and, when warmup > 0, for at least this
+                            many seconds, so cores that slept while the
+                            driver waited are awake again */
     int64_t reps;        /* at least this many timed runs ... */
     double min_time;     /* ... and at least this many seconds (wall time
                             from the first timed run) ... */
@@ -40,11 +47,15 @@ typedef struct {
     double *v;           /* seconds, in run order */
     int64_t n, cap;
     bool self_timed;     /* every sample came from the callback's *elapsed */
+    int64_t warmup_runs;      /* untimed runs before the samples */
+    kb_settle_state settle;   /* how the wait before the warm-up ended */
+    double settle_s;          /* and the seconds it took */
 } kb_samples;
 
 void kb_samples_free(kb_samples *s);
 
-/* Run fn o->warmup times untimed, then timed.  A sample is the last
+/* Wait for other threads as o->settle_max says, run fn o->warmup times
+ * untimed, then timed.  A sample is the last
  * when, counting it, there are o->reps samples and o->min_time seconds of
  * timed running had passed before it started, or there are o->max_reps
  * samples (when not 0; it never cuts below o->reps).  So the loop takes

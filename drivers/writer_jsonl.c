@@ -77,8 +77,10 @@ static int jsonl_begin(kb_writer *w, const kb_provenance *p)
     }
     cJSON_AddStringToObject(o, "fill", p->fill);
     cJSON_AddNumberToObject(o, "warmup", (double)p->warmup);
+    cJSON_AddNumberToObject(o, "warmup_time_s", p->warmup_time);
     cJSON_AddNumberToObject(o, "reps", (double)p->reps);
     cJSON_AddNumberToObject(o, "min_time_s", p->min_time);
+    cJSON_AddNumberToObject(o, "settle_max_s", p->settle_max);
     cJSON_AddNumberToObject(o, "max_reps", (double)p->max_reps);
     cJSON_AddItemToObject(o, "backends", backends_object());
     return kb_writer_jsonl_object(w, o);
@@ -92,6 +94,7 @@ static void add_timing(cJSON *o, const kb_case_record *r)
                                           ? cJSON_CreateNumber(r->samples[i])
                                           : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "warmup", (double)r->warmup);
+    add_number(o, "settle_s", r->settle_s >= 0 ? r->settle_s : NAN);
     cJSON_AddStringToObject(o, "timer", r->backend_timed ? "backend" : "driver");
     cJSON *s = cJSON_AddObjectToObject(o, "stats");
     if (s) {

@@ -258,14 +258,14 @@ void kb_fill_inputs(const kb_problem *p, kb_tensors *t, kb_fill_mode mode,
  * would destroy the problem.  Such a tensor is still fully checked by
  * the non-finite scan and the comparison.  Tensors are dense, so physical
  * offsets 0 .. nelems-1 cover every element whatever the layout. */
-void kb_poison_outputs(const kb_problem *p, kb_tensors *t)
+void kb_poison_outputs(const kb_problem *p, kb_tensors *t, bool parallel)
 {
     kb_arg_info info[KB_ARG_MAX];
     kb_problem_args(p, info);
     for (int a = 0; a < KB_ARG_MAX; a++) {
         if (!info[a].used || !info[a].is_output || info[a].is_input)
             continue;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel)
         for (int64_t i = 0; i < info[a].nelems; i++)
             kb_store(info[a].dt, t->ptr[a], i, NAN);
     }

@@ -8,6 +8,8 @@
 #include "kernels/problem.h"
 #include "kernels/tensors.h"
 
+#include <stdbool.h>
+
 /* ---- data (fill.c) ----
  * VALIDATION: small integers (and exact binary fractions where a kernel
  *   needs them), exact in bf16 and f16 too, so fp32 results are exact
@@ -38,8 +40,10 @@ const char *kb_fill_mode_name(kb_fill_mode m);
 int kb_fill_mode_parse(const char *s, kb_fill_mode *out);
 
 /* Set every element of every output tensor to NaN, so an element the
- * kernel never writes fails validation. */
-void kb_poison_outputs(const kb_problem *p, kb_tensors *t);
+ * kernel never writes fails validation.  parallel: on OpenMP's threads
+ * (fresh tensors: their pages land where those threads run); false: on
+ * the caller's alone, leaving OpenMP's pool asleep. */
+void kb_poison_outputs(const kb_problem *p, kb_tensors *t, bool parallel);
 
 /* ---- reference kernels (ref_conv.c, ref_gemm.c, ref_bnorm.c) ----
  * Compute every output of p's direction from the inputs in `in` into

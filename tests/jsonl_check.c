@@ -50,7 +50,8 @@ static void check_run(long line, const cJSON *o)
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         need(line, o, strings[i], cJSON_IsString);
     static const char *const numbers[] = {
-        "threads", "seed", "warmup", "reps", "min_time_s", "max_reps"};
+        "threads", "seed", "warmup", "reps", "min_time_s", "max_reps",
+        "warmup_time_s", "settle_max_s"};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         need(line, o, numbers[i], cJSON_IsNumber);
     need(line, o, "backends", cJSON_IsObject);
@@ -92,6 +93,8 @@ static const char *check_case(long line, const cJSON *o)
             fail(line, "case that ran has no samples_s", status);
         need(line, o, "stats", cJSON_IsObject);
         need(line, o, "timer", cJSON_IsString);
+        need(line, o, "warmup", cJSON_IsNumber);
+        need(line, o, "settle_s", number_or_null);
         need(line, o, "gflops", number_or_null);
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "validation");
         if (!cJSON_IsObject(v))

@@ -24,6 +24,7 @@ static const struct {
     {"omp_places", "run setting"}, {"seed", "run setting"},
     {"warmup", "run setting"},   {"reps", "run setting"},
     {"min_time_s", "run setting"}, {"max_reps", "run setting"},
+    {"warmup_time_s", "run setting"}, {"settle_max_s", "run setting"},
 };
 
 /* Fields that differ between any two runs and say nothing about them. */

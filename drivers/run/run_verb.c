@@ -362,7 +362,17 @@ static const kb_option run_options[] = {
      .help = "timed repetitions, at most, before --min-time is\n"
              "reached (default 10000; 0: no cap; never below\n--reps)"},
     {.name = "warmup", .type = KB_OPT_INT, .metavar = "N", .def = "1", .min = 0,
-     .max = INT32_MAX, .offset = RUN(warmup), .help = "untimed runs first"},
+     .max = INT32_MAX, .offset = RUN(warmup),
+     .help = "untimed runs first, at least (0: none)"},
+    {.name = "warmup-time", .type = KB_OPT_DOUBLE, .metavar = "SEC",
+     .def = "0.01", .min = 0, .max = 3600, .offset = RUN(warmup_time),
+     .help = "... and untimed running for SEC seconds, at\n"
+             "least (with --warmup above 0)"},
+    {.name = "settle", .type = KB_OPT_DOUBLE, .metavar = "SEC", .def = "1",
+     .min = 0, .max = 3600, .offset = RUN(settle),
+     .help = "before the warm-up, wait up to SEC seconds\n"
+             "for kbench's other threads (a library's idle\n"
+             "pool, still spinning) to go idle (0: don't)"},
     {CUSTOM("seed", opt_seed), .metavar = "S", .def = "42",
      .help = "data and sampling seed"},
     {CUSTOM("fill", opt_fill), .metavar = "integer|fine",

@@ -101,7 +101,7 @@ static void reset_for_rerun(const kb_problem *p, const kb_tensors *in,
         if (info[a].used && info[a].is_input)
             memcpy(t->ptr[a], in->ptr[a],
                    (size_t)info[a].nelems * kb_dtype_size(info[a].dt));
-    kb_poison_outputs(p, t);
+    kb_poison_outputs(p, t, true);
     if (be->write_input) {
         bool ok = be->write_input(plan, err, sizeof(err)) == 0;
         CHECK(ok);
@@ -349,7 +349,7 @@ static void check_case(const kb_problem *p, size_t dts)
     }
     kb_fill_inputs(p, &in, KB_FILL_VALIDATION, 7);
     kb_fill_inputs(p, &t, KB_FILL_VALIDATION, 7);
-    kb_poison_outputs(p, &t);
+    kb_poison_outputs(p, &t, true);
 
     CHECK(be->prepare(p, &t, &plan, err, sizeof(err)) == 0);
     if (!plan) {

@@ -130,6 +130,35 @@ test_run_valid() {
         fail "RESULT lines do not end with SUITE_STATUS PASS"
 }
 
+# Before each warm-up the driver waits for its other threads to go idle,
+# and records how long (settle_s); --settle 0 does not wait.  A pool that
+# never sleeps (OpenMP's, told to spin) makes the wait give up once, with
+# a warning, and the cases after it are timed without waiting.  The
+# warm-up lasts --warmup-time, counted in the record's warmup.
+test_run_settle() {
+    local j="$tmp/settle.jsonl" d=(--desc m8n12k16 --desc m9n7k3)
+    run_kb 0 run --quiet --backend omp --reps 1 --min-time 0 --threads 2 \
+        "${d[@]}" --json "$j"
+    "$jsonl_check" "$j" --cases 2 --summary || fail "jsonl_check $j"
+    expect "$j" '"settle_max_s":1,' "run record"
+    [ "$(grep -c '"settle_s":[0-9]' "$j")" -eq 2 ] || fail "cases without settle_s: $(cat "$j")"
+    run_kb 0 run --quiet --backend omp --reps 1 --min-time 0 --settle 0 \
+        "${d[@]}" --json "$j"
+    expect "$j" '"settle_max_s":0,' "--settle 0"
+    [ "$(grep -c '"settle_s":null' "$j")" -eq 2 ] || fail "--settle 0 waited: $(cat "$j")"
+    OMP_WAIT_POLICY=active run_kb 0 run --quiet --backend omp --reps 1 \
+        --min-time 0 --threads 2 --settle 0.05 "${d[@]}" --json "$j"
+    expect "$tmp/err" "case 1 \(m8n12k16 on omp\): kbench's other threads still ran after --settle 0.05 s"
+    [ "$(grep -c 'still ran' "$tmp/err")" -eq 1 ] || fail "warned more than once: $(cat "$tmp/err")"
+    [ "$(grep -c '"settle_s":null' "$j")" -eq 2 ] || fail "active pool: $(cat "$j")"
+    run_kb 0 run --quiet --backend omp --reps 1 --min-time 0 --warmup 1 \
+        --warmup-time 0.05 --desc m8n12k16 --json "$j"
+    expect "$j" '"warmup":([2-9]|[1-9][0-9]+),' "--warmup-time 0.05 on a microsecond GEMM"
+    run_kb 0 run --quiet --backend omp --reps 1 --min-time 0 --warmup 0 \
+        --warmup-time 0.05 --desc m8n12k16 --json "$j"
+    expect "$j" '"warmup":0,' "--warmup 0"
+}
+
 # The byte counts' last-level cache comes from --peaks and is recorded; a
 # training bnorm whose src does not fit in it is counted reading src twice.
 test_run_llc() {

@@ -1,10 +1,12 @@
 # tests/drivers/drivers.cmake - the run engine and the kbench program
-# (drivers/ at the top): statistics, the timing loop, the .npy writer
+# (drivers/ at the top): statistics, the timing loop and its wait for
+# idle threads, the .npy writer
 # behind --dump, the writers, a deliberately wrong backend; the program end
 # to end (cli_test.sh, one function per case: exit codes, list output, bad
 # inputs, a small valid run, SIGINT); and drivers/' include rules.
 kb_add_test(test_stats kb_driver)
 kb_add_test(test_timing kb_driver)
+kb_add_test(test_settle kb_driver)
 kb_add_test(test_npy kb_driver)
 kb_add_test(test_writers kb_driver)
 kb_add_test(test_wrong_backend kb_cli)
@@ -15,7 +17,8 @@ add_executable(jsonl_check ${CMAKE_CURRENT_SOURCE_DIR}/jsonl_check.c)
 target_link_libraries(jsonl_check PRIVATE kb_driver)
 
 foreach(case IN ITEMS help unknown_verb list_models list_kernels_backends
-        list_layers list_layers_bad run_bad_inputs run_valid run_llc sigint)
+        list_layers list_layers_bad run_bad_inputs run_valid run_settle run_llc
+        sigint)
   add_test(NAME cli_${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli_test.sh ${case}
                    ${KB_TEST_KBENCH} ${KB_TEST_JSONL_CHECK})

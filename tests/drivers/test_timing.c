@@ -1,8 +1,9 @@
 /* test_timing.c - the clock, its resolution and the repetition loop on
  * fake callbacks: both the repetition count and the minimum time are
  * met, warm-up runs are not sampled, a backend's own timer is used,
- * errors and stop requests end the loop, and the hook before the last
- * sample runs once, right before it. */
+ * errors and stop requests end the loop, the hook before the last
+ * sample runs once, right before it, the warm-up lasts its time, and the
+ * wait for other threads happens only when asked. */
 #include "drivers/timing.h"
 
 #include "check.h"
@@ -213,6 +214,50 @@ static void test_before_last_fails_or_stops(void)
     kb_samples_free(&s);
 }
 
+/* The warm-up lasts --warmup-time too, counted in warmup_runs; with no
+ * warm-up runs asked for, the time asks for none either. */
+static void test_warmup_time(void)
+{
+    fake f = {.self_time = -1, .busy = 1e-3};
+    kb_rep_opts o = {.warmup = 1, .warmup_time = 0.05, .reps = 2};
+    kb_samples s;
+    char err[128];
+    double t0 = kb_now();
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    CHECK(kb_now() - t0 >= 0.05);
+    CHECK(s.warmup_runs >= 2 && f.calls == s.warmup_runs + s.n);
+    kb_samples_free(&s);
+
+    fake g = {.self_time = -1, .busy = 1e-3};
+    o.warmup = 0;
+    CHECK(kb_time_reps(fake_run, &g, &o, &s, err, sizeof err) == 0);
+    CHECK(s.warmup_runs == 0 && g.calls == s.n && s.n == 2);
+    kb_samples_free(&s);
+
+    fake h = {.self_time = -1};
+    o = (kb_rep_opts){.warmup = 3, .reps = 1};
+    CHECK(kb_time_reps(fake_run, &h, &o, &s, err, sizeof err) == 0);
+    CHECK(s.warmup_runs == 3 && h.calls == 4);
+    kb_samples_free(&s);
+}
+
+/* The loop waits for other threads only when asked (test_settle tests
+ * the wait itself). */
+static void test_settle_asked(void)
+{
+    fake f = {.self_time = -1};
+    kb_rep_opts o = {.reps = 1};
+    kb_samples s;
+    char err[128];
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    CHECK(s.settle == KB_SETTLE_OFF && s.settle_s == 0);
+    kb_samples_free(&s);
+    o.settle_max = 1.0;
+    CHECK(kb_time_reps(fake_run, &f, &o, &s, err, sizeof err) == 0);
+    CHECK(s.settle == KB_SETTLE_QUIET || s.settle == KB_SETTLE_UNAVAILABLE);
+    kb_samples_free(&s);
+}
+
 static const check_test tests[] = {
     CHECK_TEST(clock_and_resolution),
     CHECK_TEST(reps_bound),
@@ -223,6 +268,8 @@ static const check_test tests[] = {
     CHECK_TEST(max_reps_cap),
     CHECK_TEST(before_last),
     CHECK_TEST(before_last_fails_or_stops),
+    CHECK_TEST(warmup_time),
+    CHECK_TEST(settle_asked),
     CHECK_END,
 };
 

@@ -476,10 +476,11 @@ typedef struct {
  * what the run asked of the test backends. */
 static int run_case(const char *backend, const char *desc, run_result *res)
 {
-    char *argv[22] = {"kbench", "run", "--backend", (char *)backend, "--desc",
+    char *argv[24] = {"kbench", "run", "--backend", (char *)backend, "--desc",
                       (char *)desc, "--reps", "2", "--min-time", "0",
-                      "--quiet", "--json", (char *)res->json};
-    int argc = 13;
+                      "--warmup-time", "0", "--quiet", "--json",
+                      (char *)res->json};
+    int argc = 15;
     if (res->dt) {
         argv[argc++] = "--dt";
         argv[argc++] = (char *)res->dt;
@@ -712,7 +713,7 @@ static void f16_overflow(void)
             kb_store(KB_F16, t.ptr[KB_ARG_SRC], i % (2 * p.gemm.k), 4.0);
             kb_store(KB_F16, t.ptr[KB_ARG_WEI], i, 2.0);
         }
-        kb_poison_outputs(&p, &t);
+        kb_poison_outputs(&p, &t, true);
         lowp_mode = modes[b];
         CHECK(lowp.prepare(&p, &t, &plan, err, sizeof err) == 0);
         CHECK(lowp.run(plan, &elapsed, err, sizeof err) == 0);

@@ -30,7 +30,7 @@ static int prepare_correct(const kb_problem *p, kb_tensors *t)
     if (kb_tensors_alloc(p, t) != 0)
         return -1;
     kb_fill_inputs(p, t, KB_FILL_VALIDATION, 11);
-    kb_poison_outputs(p, t);
+    kb_poison_outputs(p, t, true);
     kb_ref_run(p, t, t);
     return 0;
 }
@@ -90,7 +90,7 @@ static int prepare_random(const kb_problem *p, kb_tensors *t)
     if (kb_tensors_alloc(p, t) != 0)
         return -1;
     kb_fill_inputs(p, t, KB_FILL_RANDOM, 11);
-    kb_poison_outputs(p, t);
+    kb_poison_outputs(p, t, true);
     kb_ref_run(p, t, t);
     return 0;
 }

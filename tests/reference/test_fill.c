@@ -260,13 +260,13 @@ static void test_poison(void)
         return;
 
     kb_fill_inputs(&p, &t, KB_FILL_VALIDATION, 3);
-    kb_poison_outputs(&p, &t);
+    kb_poison_outputs(&p, &t, true);
     CHECK(nans(&p, &t, KB_ARG_DST) == 2 * 16 * 40 * 40);
     CHECK(nans(&p, &t, KB_ARG_SRC) == 0);
 
     /* Training: the statistics are outputs, poisoned with dst. */
     kb_fill_inputs(&train, &u, KB_FILL_VALIDATION, 3);
-    kb_poison_outputs(&train, &u);
+    kb_poison_outputs(&train, &u, true);
     CHECK(nans(&train, &u, KB_ARG_DST) == 2 * 64 * 25);
     CHECK(nans(&train, &u, KB_ARG_MEAN) == 64);
     CHECK(nans(&train, &u, KB_ARG_VAR) == 64);
@@ -275,10 +275,10 @@ static void test_poison(void)
     /* GEMM: dst is poisoned when beta == 0; with beta != 0 it is also
      * an input and keeps its initial C. */
     kb_fill_inputs(&g0, &v, KB_FILL_VALIDATION, 3);
-    kb_poison_outputs(&g0, &v);
+    kb_poison_outputs(&g0, &v, true);
     CHECK(nans(&g0, &v, KB_ARG_DST) == 16 * 24);
     kb_fill_inputs(&g1, &w, KB_FILL_VALIDATION, 3);
-    kb_poison_outputs(&g1, &w);
+    kb_poison_outputs(&g1, &w, true);
     CHECK(nans(&g1, &w, KB_ARG_DST) == 0);
     CHECK(ints_in(&g1, &w, KB_ARG_DST, -8, 8));
     kb_tensors_free(&t);

@@ -74,7 +74,7 @@ static void run_conv(const kb_problem *p, const double *src, const double *wei,
     put(p, &t, KB_ARG_WEI, wei);
     if (bia)
         put(p, &t, KB_ARG_BIA, bia);
-    kb_poison_outputs(p, &t);
+    kb_poison_outputs(p, &t, true);
     kb_ref_run(p, &t, &t);
     for (int i = 0; i < n; i++)
         CHECK_NEAR(get(p, &t, KB_ARG_DST, i), want[i], 0.0);
@@ -255,7 +255,7 @@ static void run_gemm(bool ta, bool tb, double alpha, double beta,
     memcpy(t.ptr[KB_ARG_WEI], tb ? b_cols : b_rows, sizeof b_rows);
     memcpy(t.ptr[KB_ARG_DST], c0, sizeof c0);
     if (beta == 0.0)    /* dst is then no input: poison must not leak */
-        kb_poison_outputs(&p, &t);
+        kb_poison_outputs(&p, &t, true);
     kb_ref_run(&p, &t, &out);
     for (int i = 0; i < 4; i++)
         CHECK_NEAR(((double *)out.ptr[KB_ARG_DST])[i], want[i], 0.0);
@@ -305,7 +305,7 @@ static void test_bnorm_inference(void)
     put(&p, &t, KB_ARG_VAR, var);
     put(&p, &t, KB_ARG_SCALE, scale);
     put(&p, &t, KB_ARG_SHIFT, shift);
-    kb_poison_outputs(&p, &t);
+    kb_poison_outputs(&p, &t, true);
     kb_ref_run(&p, &t, &t);
     for (int i = 0; i < 4; i++)
         CHECK_NEAR(get(&p, &t, KB_ARG_DST, i), want[i], 1e-15);
@@ -326,7 +326,7 @@ static void test_bnorm_training(void)
     put(&p, &t, KB_ARG_SRC, src);
     put(&p, &t, KB_ARG_SCALE, one);
     put(&p, &t, KB_ARG_SHIFT, zero);
-    kb_poison_outputs(&p, &t);
+    kb_poison_outputs(&p, &t, true);
     kb_ref_run(&p, &t, &t);
     CHECK_NEAR(get(&p, &t, KB_ARG_MEAN, 0), 4, 1e-15);
     CHECK_NEAR(get(&p, &t, KB_ARG_VAR, 0), 5, 1e-15);
@@ -363,7 +363,7 @@ static int run_dir(const kb_problem *p, kb_dir dir, kb_problem *q,
     if (kb_tensors_alloc(q, t) != 0)
         return -1;
     kb_fill_inputs(q, t, KB_FILL_VALIDATION, 3);
-    kb_poison_outputs(q, t);
+    kb_poison_outputs(q, t, true);
     kb_ref_run(q, t, t);
     return 0;
 }
@@ -452,7 +452,7 @@ static void test_conv_backward_by_hand(void)
     CHECK(kb_tensors_alloc(&p, &t) == 0);
     put(&p, &t, KB_ARG_DIFF_DST, dd);
     put(&p, &t, KB_ARG_WEI, wei22);
-    kb_poison_outputs(&p, &t);
+    kb_poison_outputs(&p, &t, true);
     kb_ref_run(&p, &t, &t);
     for (int i = 0; i < 9; i++)
         CHECK_NEAR(get(&p, &t, KB_ARG_DIFF_SRC, i), want_src[i], 0.0);
@@ -461,7 +461,7 @@ static void test_conv_backward_by_hand(void)
     CHECK(kb_tensors_alloc(&p, &t) == 0);
     put(&p, &t, KB_ARG_DIFF_DST, dd);
     put(&p, &t, KB_ARG_SRC, src33);
-    kb_poison_outputs(&p, &t);
+    kb_poison_outputs(&p, &t, true);
     kb_ref_run(&p, &t, &t);
     for (int i = 0; i < 4; i++)
         CHECK_NEAR(get(&p, &t, KB_ARG_DIFF_WEI, i), want_wei[i], 0.0);

@@ -159,7 +159,7 @@ static bool same_as_reference(const kb_problem *p, const kb_arg_info *info,
                               bool (*fn)(const kb_problem *,
                                          const kb_arg_info *, kb_tensors *))
 {
-    kb_poison_outputs(p, t);
+    kb_poison_outputs(p, t, true);
     if (!fn(p, info, t))
         return false;
     return memcmp(t->ptr[KB_ARG_DST], ref->ptr[KB_ARG_DST],
@@ -214,7 +214,7 @@ static void check_gemm(const kb_problem *parsed, int *ran)
     const float alpha = (float)g->alpha, beta = (float)g->beta;
     const bool read_c = g->beta != 0.0;
     if (!read_c)
-        kb_poison_outputs(&p, &t);
+        kb_poison_outputs(&p, &t, true);
     for (int64_t m = 0; m < g->m; m++)
         for (int64_t n = 0; n < g->n; n++) {
             float acc = 0.0f;
