@@ -61,10 +61,9 @@ typedef struct {
     char **argv;
 } kb_run_opts;
 
-/* Defaults: reps 5, min_time 0.2 s, max_reps 10000, warmup 1, settle 1 s,
- * seed 42,
- * the integer fill, device 0, one launch per sample, the L2 flushed,
- * nothing selected. */
+/* Defaults: reps 5, min_time 0.2 s, max_reps 10000, warmup 1 and 10 ms,
+ * settle 1 s, seed 42, the integer fill, device 0, one launch per sample,
+ * the L2 flushed, nothing selected. */
 void kb_run_opts_init(kb_run_opts *o);
 void kb_run_opts_free(kb_run_opts *o);
 

@@ -28,8 +28,8 @@ static int runnable(long tid)
     fclose(f);
     line[n] = '\0';
     /* "TID (COMM) STATE ...": COMM may hold spaces and parentheses */
-    const char *close = strrchr(line, ')');
-    return close && close[1] == ' ' ? close[2] == 'R' : -1;
+    const char *comm_end = strrchr(line, ')');
+    return comm_end && comm_end[1] == ' ' ? comm_end[2] == 'R' : -1;
 }
 
 /* How many threads of this process, the caller's left out, are runnable;

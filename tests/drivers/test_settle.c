@@ -24,6 +24,19 @@ static void *spinner(void *arg)
     return NULL;
 }
 
+/* Start a spinner (spinner's arg: seconds) and return once it spins, so
+ * the wait cannot look before it starts.  false when it could not start. */
+static bool start_spinner(pthread_t *t, double *seconds)
+{
+    atomic_store(&stop_spinning, false);
+    atomic_store(&spinning, false);
+    if (pthread_create(t, NULL, spinner, seconds) != 0)
+        return false;
+    while (!atomic_load(&spinning))
+        ;
+    return true;
+}
+
 /* Does this kernel show per-thread CPU time? */
 static bool observable(void)
 {
@@ -51,13 +64,12 @@ static void test_waits_for_a_spinner(void)
     if (!observable())
         CHECK_SKIP(NOT_OBSERVABLE);
     double spin = 0.2, waited;
-    atomic_store(&stop_spinning, false);
-    atomic_store(&spinning, false);
     double t0 = kb_now();
     pthread_t t;
-    CHECK(pthread_create(&t, NULL, spinner, &spin) == 0);
-    while (!atomic_load(&spinning))
-        ;
+    bool started = start_spinner(&t, &spin);
+    CHECK(started);
+    if (!started)
+        return;
     CHECK(kb_settle_threads(5.0, &waited) == KB_SETTLE_QUIET);
     CHECK(waited >= 0.1 && waited < 5.0);
     CHECK(kb_now() - t0 >= 0.1);
@@ -71,12 +83,11 @@ static void test_gives_up_on_a_spinner(void)
     if (!observable())
         CHECK_SKIP(NOT_OBSERVABLE);
     double forever = 0, waited;
-    atomic_store(&stop_spinning, false);
-    atomic_store(&spinning, false);
     pthread_t t;
-    CHECK(pthread_create(&t, NULL, spinner, &forever) == 0);
-    while (!atomic_load(&spinning))
-        ;
+    bool started = start_spinner(&t, &forever);
+    CHECK(started);
+    if (!started)
+        return;
     CHECK(kb_settle_threads(0.1, &waited) == KB_SETTLE_BUSY);
     CHECK(waited >= 0.1 && waited < 2.0);
     atomic_store(&stop_spinning, true);
